@@ -1,0 +1,43 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Settings shared by every target: Swift 6 with the upcoming features that keep the API honest.
+let swiftSettings: [SwiftSetting] = [
+  // SE-0335: existential types are spelled `any P`.
+  // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0335-existential-any.md
+  .enableUpcomingFeature("ExistentialAny"),
+  // SE-0444: a member is visible only where its module is imported.
+  // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0444-member-import-visibility.md
+  .enableUpcomingFeature("MemberImportVisibility"),
+  // SE-0409: imports are internal unless marked `public`.
+  // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0409-access-level-on-imports.md
+  .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+  name: "swift-task-progress",
+  // Synchronization's `Atomic` and `Mutex` set the floor: macOS 15, iOS 18 and their peers.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  products: [
+    .library(name: "TaskProgress", targets: ["TaskProgress"]),
+    .executable(name: "heavy-task", targets: ["heavy-task"]),
+  ],
+  targets: [
+    .target(
+      name: "TaskProgress",
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+      name: "heavy-task",
+      dependencies: ["TaskProgress"],
+      path: "Examples/heavy-task",
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TaskProgressTests",
+      dependencies: ["TaskProgress"],
+      swiftSettings: swiftSettings
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

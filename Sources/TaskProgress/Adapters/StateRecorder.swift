@@ -1,0 +1,187 @@
+/// Records what a ``TaskRunner`` publishes, so a test can assert the whole sequence at once.
+///
+/// ```swift
+/// @MainActor @Test func failureEndsTheRun() async throws {
+///   let runner = TaskRunner(animation: .instant, clock: ManualClock())
+///   let recorder = StateRecorder(observing: runner)
+///   await runner.run { _ in throw Timeout() }
+///   try recorder.expectStates([.idle, .running(0), .failed(Timeout())])
+/// }
+/// ```
+///
+/// ``expectStates(_:)`` and ``expectPhases(_:)`` fail on any missing, extra or different entry
+/// and throw a ``Mismatch`` whose description lines up the expected and recorded sequences.
+/// Pass `recordingFrames: true` to also keep every frame of the displayed progress, which on a
+/// ``ManualClock`` are exact functions of the time you advance.
+///
+/// The recorder stops recording when it is released or when you call ``stop()``.
+@MainActor
+public final class StateRecorder {
+  /// Every state the runner published since the recorder attached, starting with the state it
+  /// had then.
+  public private(set) var states: [RunState] = []
+  /// Every frame of the displayed progress, when recording frames.
+  public private(set) var frames: [ProgressUpdate] = []
+  /// Whether the recorder keeps frames as well as states.
+  public let recordsFrames: Bool
+
+  private var token: ObservationToken?
+  private typealias Waiter = (
+    isSatisfied: @MainActor ([RunState]) -> Bool, continuation: CheckedContinuation<Void, Never>
+  )
+  private var waiters: [Waiter] = []
+
+  /// Starts recording `runner`; the first recorded state is the runner's current one.
+  ///
+  /// - Parameters:
+  ///   - runner: The runner to record.
+  ///   - recordingFrames: Whether to keep every frame of the displayed progress too.
+  public init(observing runner: TaskRunner, recordingFrames: Bool = false) {
+    self.recordsFrames = recordingFrames
+    self.token = runner.attach(Forwarder(recorder: self))
+  }
+
+  /// The phases of the recorded states.
+  public var phases: [RunPhase] {
+    states.map(\.phase)
+  }
+
+  /// The displayed progress of the recorded frames.
+  public var displayedProgressValues: [Double] {
+    frames.map(\.displayedProgress)
+  }
+
+  /// Stops recording; what was recorded stays.
+  public func stop() {
+    token?.cancel()
+    token = nil
+    resumeWaiters(force: true)
+  }
+
+  /// Forgets everything recorded so far and keeps recording.
+  public func removeAll() {
+    states.removeAll()
+    frames.removeAll()
+  }
+
+  // MARK: - Assertions
+
+  /// Throws unless the recorded states are exactly `expected`, in order.
+  ///
+  /// - Throws: A ``Mismatch`` describing the first difference and both sequences.
+  public func expectStates(_ expected: [RunState]) throws(Mismatch) {
+    try Mismatch.check(expected: expected, recorded: states, what: "states")
+  }
+
+  /// Throws unless the recorded phases are exactly `expected`, in order.
+  ///
+  /// - Throws: A ``Mismatch`` describing the first difference and both sequences.
+  public func expectPhases(_ expected: [RunPhase]) throws(Mismatch) {
+    try Mismatch.check(expected: expected, recorded: phases, what: "phases")
+  }
+
+  /// A difference between an expected and a recorded sequence.
+  public struct Mismatch: Error, CustomStringConvertible, Sendable {
+    /// The position of the first difference.
+    public let index: Int
+    /// The expected entries, as text.
+    public let expected: [String]
+    /// The recorded entries, as text.
+    public let recorded: [String]
+    /// What was compared: "states" or "phases".
+    public let subject: String
+
+    /// The first difference, then both sequences side by side, differing rows marked `✗`.
+    public var description: String {
+      let width = max(8, expected.map(\.count).max() ?? 0)
+      var lines = [
+        "Recorded \(subject) differ from the expected ones at index \(index) "
+          + "(expected \(expected.count), recorded \(recorded.count)):",
+        "     #  " + Mismatch.padded("expected", to: width) + "  recorded",
+      ]
+      for row in 0..<max(expected.count, recorded.count) {
+        let left = row < expected.count ? expected[row] : "—"
+        let right = row < recorded.count ? recorded[row] : "—"
+        let mark = left == right && row < expected.count && row < recorded.count ? " " : "✗"
+        let number = String(row)
+        lines.append(
+          "  \(mark) " + String(repeating: " ", count: max(0, 3 - number.count)) + number + "  "
+            + Mismatch.padded(left, to: width) + "  " + right)
+      }
+      return lines.joined(separator: "\n")
+    }
+
+    static func check<Entry: Equatable & CustomStringConvertible>(
+      expected: [Entry], recorded: [Entry], what subject: String
+    ) throws(Mismatch) {
+      guard expected != recorded else { return }
+      let common = min(expected.count, recorded.count)
+      let index = (0..<common).first { expected[$0] != recorded[$0] } ?? common
+      throw Mismatch(
+        index: index, expected: expected.map(\.description), recorded: recorded.map(\.description),
+        subject: subject)
+    }
+
+    private static func padded(_ text: String, to width: Int) -> String {
+      text + String(repeating: " ", count: max(0, width - text.count))
+    }
+  }
+
+  // MARK: - Waiting
+
+  /// Waits until the last recorded state is finished, failed or cancelled, and returns it.
+  ///
+  /// Returns at once if it already is. Use it after ``TaskRunner/start(priority:_:)``, whose
+  /// operation ends on another task; ``TaskRunner/run(priority:_:)`` returns the terminal state
+  /// itself.
+  @discardableResult
+  public func waitForTerminalState() async -> RunState? {
+    await wait { $0.last?.phase.isTerminal == true }
+    return states.last
+  }
+
+  /// Waits until at least `count` states are recorded.
+  public func wait(forStateCount count: Int) async {
+    await wait { $0.count >= count }
+  }
+
+  private func wait(until isSatisfied: @escaping @MainActor ([RunState]) -> Bool) async {
+    guard !isSatisfied(states), token != nil else { return }
+    await withCheckedContinuation { continuation in
+      waiters.append((isSatisfied, continuation))
+    }
+  }
+
+  private func resumeWaiters(force: Bool = false) {
+    var pending: [Waiter] = []
+    for waiter in waiters {
+      if force || waiter.isSatisfied(states) {
+        waiter.continuation.resume()
+      } else {
+        pending.append(waiter)
+      }
+    }
+    waiters = pending
+  }
+
+  fileprivate func record(_ update: ProgressUpdate) {
+    switch update.reason {
+    case .stateChanged:
+      states.append(update.state)
+      resumeWaiters()
+    case .frame:
+      if recordsFrames {
+        frames.append(update)
+      }
+    }
+  }
+}
+
+/// Forwards updates to a recorder without keeping it alive, so releasing the recorder detaches it.
+private struct Forwarder: ProgressRenderer {
+  weak var recorder: StateRecorder?
+
+  func render(_ update: ProgressUpdate) {
+    recorder?.record(update)
+  }
+}

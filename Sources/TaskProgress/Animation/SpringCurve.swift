@@ -1,0 +1,148 @@
+/// A spring: a damped harmonic oscillator released from rest, as SwiftUI's
+/// `spring(response:dampingFraction:)`.
+///
+/// `response` is the period of the undamped spring, in seconds: lower is stiffer.
+/// `dampingFraction` is 1 for a critically damped spring, which reaches its target as fast as a
+/// spring can without overshooting; less than 1 bounces, more than 1 creeps. The motion is solved
+/// in closed form for all three cases.
+///
+/// A spring never quite stops, so it is given the time it takes to settle within 1e-3 of its
+/// target, ``settlingDuration``, which is the duration ``ProgressAnimation/spring(response:dampingFraction:)``
+/// uses. The curve maps `0...1` onto that time, and a correction of at most 1e-3, growing linearly
+/// with time, makes it end exactly at 1.
+///
+/// When a spring animation is retargeted mid-flight, the new motion adds to the old one, so the
+/// displayed value keeps its position and velocity, as SwiftUI's springs do.
+public struct SpringCurve: AnimationCurve, Hashable {
+  /// The period of the undamped spring, in seconds.
+  public let response: Double
+  /// The ratio of the damping to critical damping.
+  public let dampingFraction: Double
+  /// The settling time in seconds, computed once.
+  private let settlingSeconds: Double
+  /// The displacement left at the settling time, which the curve removes linearly.
+  private let drift: Double
+
+  /// How close to the target the spring must be to count as settled, as a fraction of the distance.
+  static let settlingTolerance = 1e-3
+
+  /// Creates a spring.
+  ///
+  /// - Parameters:
+  ///   - response: The period of the undamped spring, in seconds, clamped to `0.01...100`;
+  ///     NaN becomes 0.55.
+  ///   - dampingFraction: The ratio to critical damping, clamped to `0.01...100`; NaN becomes 1.
+  public init(response: Double = 0.55, dampingFraction: Double = 1) {
+    self.response = response.isNaN ? 0.55 : min(max(response, 0.01), 100)
+    self.dampingFraction = dampingFraction.isNaN ? 1 : min(max(dampingFraction, 0.01), 100)
+    let settling = SpringCurve.settlingSeconds(
+      response: self.response, damping: self.dampingFraction)
+    self.settlingSeconds = settling
+    self.drift = SpringCurve.displacement(
+      at: settling, response: self.response, damping: self.dampingFraction)
+  }
+
+  /// Creates a spring from SwiftUI's newer parameters: a perceptual `duration` in seconds and a
+  /// `bounce` in `-1...1`, where 0 is critically damped and positive values bounce.
+  public init(duration: Double, bounce: Double) {
+    let bounce = bounce.isNaN ? 0 : min(max(bounce, -0.99), 0.99)
+    let damping = bounce >= 0 ? 1 - bounce : 1 / (1 + bounce)
+    self.init(response: duration, dampingFraction: damping)
+  }
+
+  /// The time the spring takes to come within 1e-3 of its target and stay there.
+  public var settlingDuration: Duration {
+    .seconds(settlingSeconds)
+  }
+
+  /// The progress at `time`, where `1` is ``settlingDuration``.
+  public func value(at time: Double) -> Double {
+    guard time > 0 else { return 0 }
+    guard time < 1 else { return 1 }
+    return 1 + displacement(at: time * settlingSeconds) - drift * time
+  }
+
+  /// The physical solution at `seconds`: the position relative to the target, released at -1
+  /// from rest.
+  func displacement(at seconds: Double) -> Double {
+    SpringCurve.displacement(at: seconds, response: response, damping: dampingFraction)
+  }
+
+  private static func displacement(
+    at seconds: Double, response: Double, damping zeta: Double
+  )
+    -> Double
+  {
+    typealias Math = ElementaryFunctions
+    let omega = 2 * Double.pi / response
+    if abs(zeta - 1) < 1e-6 {
+      return -(1 + omega * seconds) * Math.exp(-omega * seconds)
+    } else if zeta < 1 {
+      let damped = omega * (1 - zeta * zeta).squareRoot()
+      let b = -zeta * omega / damped
+      let oscillation = -Math.cos(damped * seconds) + b * Math.sin(damped * seconds)
+      return Math.exp(-zeta * omega * seconds) * oscillation
+    } else {
+      let root = (zeta * zeta - 1).squareRoot()
+      let fast = -omega * (zeta + root)
+      let slow = -omega * (zeta - root)
+      let slowWeight = fast / (slow - fast)
+      return slowWeight * Math.exp(slow * seconds) + (-1 - slowWeight) * Math.exp(fast * seconds)
+    }
+  }
+
+  /// An upper bound of `|displacement(at:)|` that never grows, so its crossing of the tolerance
+  /// is a settling time.
+  private static func envelope(
+    at seconds: Double, response: Double, damping zeta: Double
+  )
+    -> Double
+  {
+    typealias Math = ElementaryFunctions
+    let omega = 2 * Double.pi / response
+    if abs(zeta - 1) < 1e-6 {
+      return (1 + omega * seconds) * Math.exp(-omega * seconds)
+    } else if zeta < 1 {
+      let damped = omega * (1 - zeta * zeta).squareRoot()
+      let b = zeta * omega / damped
+      return Math.exp(-zeta * omega * seconds) * (1 + b * b).squareRoot()
+    } else {
+      let root = (zeta * zeta - 1).squareRoot()
+      let fast = -omega * (zeta + root)
+      let slow = -omega * (zeta - root)
+      let slowWeight = fast / (slow - fast)
+      return abs(slowWeight) * Math.exp(slow * seconds)
+        + abs(1 + slowWeight) * Math.exp(fast * seconds)
+    }
+  }
+
+  /// The first time the envelope falls to the tolerance, by bisection.
+  private static func settlingSeconds(response: Double, damping: Double) -> Double {
+    func isSettled(_ seconds: Double) -> Bool {
+      envelope(at: seconds, response: response, damping: damping) <= settlingTolerance
+    }
+    var high = response
+    while !isSettled(high) && high < 1e9 {
+      high *= 2
+    }
+    var low = 0.0
+    for _ in 0..<80 {
+      let middle = (low + high) / 2
+      if isSettled(middle) { high = middle } else { low = middle }
+    }
+    return high
+  }
+}
+
+extension AnimationCurve where Self == SpringCurve {
+  /// A spring with SwiftUI's parameters: `response` in seconds and `dampingFraction`, where 1 is
+  /// critically damped (no overshoot).
+  public static func spring(response: Double = 0.55, dampingFraction: Double = 1) -> SpringCurve {
+    SpringCurve(response: response, dampingFraction: dampingFraction)
+  }
+
+  /// A spring with SwiftUI's newer parameters: a perceptual `duration` and a `bounce` in `-1...1`.
+  public static func spring(duration: Double, bounce: Double) -> SpringCurve {
+    SpringCurve(duration: duration, bounce: bounce)
+  }
+}

@@ -1,0 +1,90 @@
+// `public` because the reporter's inlinable fast path stores into an `Atomic` from client code.
+public import Synchronization
+
+/// The latest-value mailbox between one run's reporter and its runner.
+///
+/// A report is one store of a 64-bit word into an `Atomic`: no lock, no allocation, no actor
+/// hop, and no buffer that grows with the number of reports. The runner loads the word at most
+/// once per update interval and keeps it only when it changed. Each run has its own mailbox, so
+/// a reporter that outlives its run writes into a box nobody reads.
+///
+/// The word packs a whole ``RunProgress``:
+///
+/// | bits 63-62 | payload (bits 61-0)                                                   |
+/// |------------|-----------------------------------------------------------------------|
+/// | `00`       | a fraction in `0...1`, as its `Double` bit pattern (whose top two bits are 0) |
+/// | `01`       | counts: completed in bits 61-31, total in bits 30-0 (`total < 2^31`)  |
+/// | `10`       | indeterminate: bit 61 says a completed count follows in bits 60-0     |
+/// | `11`       | a sequence number; the report is too wide for a word and waits in ``wide`` |
+///
+/// The wide path takes a lock. Only counts of two billion and more take it.
+@usableFromInline
+final class ProgressMailbox: Sendable {
+  /// The latest report, encoded as the table above says.
+  @usableFromInline let word: Atomic<UInt64>
+  /// Whether the run was cancelled; read by ``TaskRunner/Reporter/isCancelled``.
+  @usableFromInline let cancelled: Atomic<Bool>
+  /// Reports whose counts do not fit in a word, with the sequence number of the last one.
+  private let wide: Mutex<(sequence: UInt64, progress: RunProgress)>
+
+  init() {
+    word = Atomic(ProgressMailbox.fractionTag)  // fraction 0.0, the progress of a new run
+    cancelled = Atomic(false)
+    wide = Mutex((0, .zero))
+  }
+
+  @usableFromInline static let tagMask: UInt64 = 0b11 << 62
+  @usableFromInline static let fractionTag: UInt64 = 0b00 << 62
+  @usableFromInline static let countsTag: UInt64 = 0b01 << 62
+  @usableFromInline static let indeterminateTag: UInt64 = 0b10 << 62
+  @usableFromInline static let wideTag: UInt64 = 0b11 << 62
+  @usableFromInline static let indeterminateHasCount: UInt64 = 1 << 61
+  @usableFromInline static let countLimit = 1 << 31
+  @usableFromInline static let indeterminateCountLimit = 1 << 61
+
+  /// Whether the run was cancelled.
+  @inlinable
+  var isCancelled: Bool {
+    cancelled.load(ordering: .relaxed)
+  }
+
+  /// Stores a report encoded in one word.
+  @inlinable
+  func store(_ word: UInt64) {
+    self.word.store(word, ordering: .releasing)
+  }
+
+  /// Stores a report whose counts do not fit in one word.
+  @usableFromInline
+  func storeWide(_ progress: RunProgress) {
+    wide.withLock { wide in
+      wide.sequence &+= 1
+      wide.progress = progress
+      // Stored under the lock, so the word's sequence numbers follow the lock's order.
+      word.store(
+        ProgressMailbox.wideTag | (wide.sequence & ~ProgressMailbox.tagMask), ordering: .releasing)
+    }
+  }
+
+  /// The current word: compare it with the last one to see whether anything new arrived.
+  func load() -> UInt64 {
+    word.load(ordering: .acquiring)
+  }
+
+  /// Decodes a word that ``load()`` returned.
+  func progress(decoding word: UInt64) -> RunProgress {
+    let payload = word & ~ProgressMailbox.tagMask
+    switch word & ProgressMailbox.tagMask {
+    case ProgressMailbox.fractionTag:
+      return RunProgress(fractionCompleted: Double(bitPattern: payload))
+    case ProgressMailbox.countsTag:
+      return RunProgress(completed: Int(payload >> 31), of: Int(payload & 0x7FFF_FFFF))
+    case ProgressMailbox.indeterminateTag:
+      let hasCount = payload & ProgressMailbox.indeterminateHasCount != 0
+      let count = payload & (ProgressMailbox.indeterminateHasCount - 1)
+      return .indeterminate(completed: hasCount ? Int(count) : nil)
+    default:
+      return wide.withLock { $0.progress }
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import Synchronization
+
+/// The active run's task, reachable from the runner's `deinit`, which is not on the main actor.
+final class RunLifetime: Sendable {
+  private let active = Mutex<(task: Task<Void, Never>, mailbox: ProgressMailbox)?>(nil)
+
+  /// Remembers the run that is now active.
+  func begin(_ task: Task<Void, Never>, mailbox: ProgressMailbox) {
+    active.withLock { $0 = (task, mailbox) }
+  }
+
+  /// Forgets the active run, cancelling it if asked.
+  func end(cancelling: Bool) {
+    guard let run = active.withLock({ $0.take() }), cancelling else { return }
+    run.mailbox.cancelled.store(true, ordering: .relaxed)
+    run.task.cancel()
+  }
+}

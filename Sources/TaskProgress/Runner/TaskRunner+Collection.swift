@@ -1,0 +1,58 @@
+extension TaskRunner {
+  /// Starts performing `perform` on each item in order, off the main actor, unless a run is
+  /// active; reports `i / count` after each item.
+  ///
+  /// Cancellation is checked before each item. An empty collection finishes at once (the
+  /// hand-written `for index in 1...count` loop traps on it). A loop whose items never suspend
+  /// still yields to other tasks every few milliseconds, so you never call `Task.yield()` yourself.
+  ///
+  /// ```swift
+  /// runner.start(over: objects) { object in
+  ///   try await object.someTask()
+  /// }
+  /// ```
+  ///
+  /// - Returns: `true` if the run started, `false` if a run was already active.
+  @discardableResult
+  public func start<C: Collection & Sendable>(
+    priority: TaskPriority? = nil,
+    over items: C,
+    perform: @escaping @Sendable (C.Element) async throws -> Void
+  ) -> Bool where C.Element: Sendable {
+    start(priority: priority) { reporter in
+      try await TaskRunner.perform(perform, over: items, reporter: reporter)
+    }
+  }
+
+  /// Performs `perform` on each item like ``start(priority:over:perform:)`` and waits for the
+  /// run to end.
+  ///
+  /// - Returns: The terminal state of the run this call started, or, if a run was already
+  ///   active, the current state at once.
+  public func run<C: Collection & Sendable>(
+    priority: TaskPriority? = nil,
+    over items: C,
+    perform: @escaping @Sendable (C.Element) async throws -> Void
+  ) async -> RunState where C.Element: Sendable {
+    await run(priority: priority) { reporter in
+      try await TaskRunner.perform(perform, over: items, reporter: reporter)
+    }
+  }
+
+  private nonisolated static func perform<C: Collection>(
+    _ perform: @Sendable (C.Element) async throws -> Void,
+    over items: C,
+    reporter: Reporter
+  ) async throws {
+    let total = items.count
+    var completed = 0
+    var pacer = CooperativePacer()
+    for item in items {
+      try Task.checkCancellation()
+      try await perform(item)
+      completed += 1
+      reporter.report(completed: completed, of: total)
+      await pacer.yieldIfDue()
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/// How far a running operation has come: a fraction, optionally with the counts behind it.
+///
+/// A progress value is always valid: its fraction is `nil` (indeterminate) or within `0...1`,
+/// and its counts, when present, satisfy `0 <= completedCount <= totalCount`. The initializers
+/// clamp what they are given instead of trapping, the same way ``TaskRunner/Reporter`` treats
+/// reports.
+///
+/// Two values are equal when their fractions and counts are equal, so a progress made from
+/// counts (`RunProgress(completed: 1, of: 2)`) differs from a bare fraction (`0.5`). A bare
+/// fraction can be written as a literal where a `RunProgress` is expected:
+///
+/// ```swift
+/// #expect(recorder.states == [.idle, .running(0), .running(0.5), .finished])
+/// ```
+public struct RunProgress: Hashable, Sendable {
+  /// The completed fraction in `0...1`, or `nil` when the amount of work is unknown.
+  public let fractionCompleted: Double?
+  /// The number of completed units, when the work reported counts.
+  public let completedCount: Int?
+  /// The total number of units, when the work reported a total.
+  public let totalCount: Int?
+
+  /// Creates a determinate progress from a fraction.
+  ///
+  /// The fraction is clamped to `0...1`; NaN becomes 0 and the infinities become 0 and 1.
+  public init(fractionCompleted: Double) {
+    self.fractionCompleted = RunProgress.clampedFraction(fractionCompleted)
+    self.completedCount = nil
+    self.totalCount = nil
+  }
+
+  /// Creates a determinate progress from counts: `completed` of `total` units.
+  ///
+  /// A `total` of zero or less means the work is complete (fraction 1, counts `0/0`), and
+  /// `completed` is clamped to `0...total`.
+  public init(completed: Int, of total: Int) {
+    let total = max(total, 0)
+    let completed = min(max(completed, 0), total)
+    self.completedCount = completed
+    self.totalCount = total
+    self.fractionCompleted = total == 0 ? 1 : Double(completed) / Double(total)
+  }
+
+  /// Creates an indeterminate progress: work is under way but its size is unknown.
+  ///
+  /// - Parameter completed: The units done so far, if the work counts them; negative counts
+  ///   become 0.
+  /// - Returns: A progress whose fraction is `nil`.
+  public static func indeterminate(completed: Int? = nil) -> RunProgress {
+    RunProgress(indeterminateCompleted: completed.map { max($0, 0) })
+  }
+
+  /// A determinate progress with nothing done yet.
+  public static let zero = RunProgress(fractionCompleted: 0)
+
+  /// Whether the amount of work is unknown.
+  public var isIndeterminate: Bool { fractionCompleted == nil }
+
+  private init(indeterminateCompleted completed: Int?) {
+    self.fractionCompleted = nil
+    self.completedCount = completed
+    self.totalCount = nil
+  }
+
+  /// Clamps to `0...1`, maps NaN to 0 and turns `-0.0` into `0.0`.
+  static func clampedFraction(_ value: Double) -> Double {
+    guard !value.isNaN else { return 0 }
+    // Adding 0 turns -0.0 into +0.0, so equal fractions always have equal bit patterns.
+    return min(max(value, 0), 1) + 0
+  }
+}
+
+extension RunProgress: ExpressibleByFloatLiteral {
+  /// Creates a determinate progress from a fraction literal, such as `0.5`.
+  public init(floatLiteral value: Double) {
+    self.init(fractionCompleted: value)
+  }
+}
+
+extension RunProgress: ExpressibleByIntegerLiteral {
+  /// Creates a determinate progress from an integer literal: `0` or `1`.
+  public init(integerLiteral value: Int) {
+    self.init(fractionCompleted: Double(value))
+  }
+}
+
+extension RunProgress: CustomStringConvertible {
+  /// A short form for logs and test failures, such as `42%`, `3/10` or `indeterminate`.
+  public var description: String {
+    switch (fractionCompleted, completedCount, totalCount) {
+    case (.some, .some(let completed), .some(let total)):
+      "\(completed)/\(total)"
+    case (.some(let fraction), _, _):
+      RunProgress.percent(fraction)
+    case (nil, .some(let completed), _):
+      "indeterminate, \(completed) done"
+    case (nil, nil, _):
+      "indeterminate"
+    }
+  }
+
+  /// Formats a fraction as a percentage with at most one decimal, without Foundation.
+  static func percent(_ fraction: Double) -> String {
+    let tenths = Int((fraction * 1000).rounded())
+    return tenths % 10 == 0 ? "\(tenths / 10)%" : "\(tenths / 10).\(tenths % 10)%"
+  }
+}

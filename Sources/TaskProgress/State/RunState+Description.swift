@@ -1,0 +1,12 @@
+extension RunState: CustomStringConvertible {
+  /// A short form for logs and test failures, such as `running(42%)` or `failed(timeout)`.
+  public var description: String {
+    switch self {
+    case .idle: "idle"
+    case .running(let progress): "running(\(progress))"
+    case .finished: "finished"
+    case .failed(let error): "failed(\(error))"
+    case .cancelled: "cancelled"
+    }
+  }
+}

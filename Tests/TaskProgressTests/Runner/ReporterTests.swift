@@ -1,0 +1,111 @@
+import Synchronization
+import Testing
+
+@testable import TaskProgress
+
+@Suite("Reporter")
+struct ReporterTests {
+  /// A reporter and the mailbox it writes to, without a runner.
+  private static func reporter() -> (TaskRunner.Reporter, ProgressMailbox) {
+    let mailbox = ProgressMailbox()
+    return (TaskRunner.Reporter(mailbox: mailbox), mailbox)
+  }
+
+  private static func latest(_ mailbox: ProgressMailbox) -> RunProgress {
+    mailbox.progress(decoding: mailbox.load())
+  }
+
+  @Test func aNewRunStartsAtZero() {
+    let (_, mailbox) = Self.reporter()
+    #expect(Self.latest(mailbox) == .zero)
+  }
+
+  static let fractions: [(Double, Double)] = [
+    (0.5, 0.5), (0, 0), (1, 1), (-0.0, 0), (-3, 0), (7, 1),
+    (.leastNonzeroMagnitude, .leastNonzeroMagnitude), (1 - .ulpOfOne, 1 - .ulpOfOne),
+  ]
+
+  static let counts: [(Int, Int)] = [
+    (3, 10), (0, 10), (10, 10), (-4, 10), (11, 10), (5, 0), (5, -1), (Int.min, 10), (Int.max, 10),
+    (0, Int.max), (Int.max / 2, Int.max), (Int.max, Int.max), (Int.min, Int.min),
+    (Int.max, Int.min),
+    (1 << 31, 1 << 31), ((1 << 31) - 1, (1 << 31) - 1), (12, 1 << 40),
+  ]
+
+  @Test(arguments: fractions)
+  func fractionsAreClampedIntoUnitRange(input: Double, expected: Double) {
+    let (reporter, mailbox) = Self.reporter()
+    reporter.report(fractionCompleted: input)
+    #expect(Self.latest(mailbox) == RunProgress(fractionCompleted: expected))
+  }
+
+  @Test(arguments: [Double.nan, .infinity, -.infinity, -.nan, .signalingNaN] as [Double])
+  func nonFiniteFractionsAreIgnored(input: Double) {
+    let (reporter, mailbox) = Self.reporter()
+    reporter.report(fractionCompleted: 0.3)
+    reporter.report(fractionCompleted: input)
+    #expect(Self.latest(mailbox) == 0.3)
+  }
+
+  @Test(arguments: counts)
+  func countsMatchTheValueTypesClampingAtEveryMagnitude(completed: Int, total: Int) {
+    let (reporter, mailbox) = Self.reporter()
+    reporter.report(completed: completed, of: total)
+    let progress = Self.latest(mailbox)
+    #expect(progress == RunProgress(completed: completed, of: total))
+    #expect(progress.fractionCompleted.map { (0...1).contains($0) } == true)
+  }
+
+  @Test(arguments: [nil, 0, 5, -5, Int.max, 1 << 61, (1 << 61) - 1] as [Int?])
+  func indeterminateReportsKeepTheirCount(completed: Int?) {
+    let (reporter, mailbox) = Self.reporter()
+    reporter.reportIndeterminate(completed: completed)
+    #expect(Self.latest(mailbox) == .indeterminate(completed: completed))
+  }
+
+  @Test func theLatestReportWinsAcrossKinds() {
+    let (reporter, mailbox) = Self.reporter()
+    reporter.report(completed: 1, of: 1 << 40)
+    reporter.report(fractionCompleted: 0.25)
+    #expect(Self.latest(mailbox) == 0.25)
+    reporter.reportIndeterminate()
+    reporter.report(completed: 2, of: 4)
+    #expect(Self.latest(mailbox) == RunProgress(completed: 2, of: 4))
+    reporter.report(completed: 3, of: 1 << 40)
+    #expect(Self.latest(mailbox) == RunProgress(completed: 3, of: 1 << 40))
+  }
+
+  @Test func everyNewReportChangesTheWordEvenOnTheWidePath() {
+    let (reporter, mailbox) = Self.reporter()
+    reporter.report(completed: 1, of: 1 << 40)
+    let first = mailbox.load()
+    reporter.report(completed: 2, of: 1 << 40)
+    #expect(mailbox.load() != first)
+  }
+
+  @Test func cancellationIsVisibleToTheReporter() {
+    let (reporter, mailbox) = Self.reporter()
+    #expect(!reporter.isCancelled)
+    #expect(throws: Never.self) { try reporter.checkCancellation() }
+    mailbox.cancelled.store(true, ordering: .relaxed)
+    #expect(reporter.isCancelled)
+    #expect(throws: CancellationError.self) { try reporter.checkCancellation() }
+  }
+
+  @MainActor @Test func reportsAfterTheRunEndedAreIgnored() async throws {
+    let clock = ManualClock()
+    let runner = TaskRunner(animation: .instant, clock: clock)
+    let escaped = Mutex<TaskRunner.Reporter?>(nil)
+    let final = await runner.run { reporter in
+      escaped.withLock { $0 = reporter }
+    }
+    #expect(final == .finished)
+    let reporter = try #require(escaped.withLock { $0 })
+    reporter.report(fractionCompleted: 0.5)
+    reporter.reportIndeterminate()
+    clock.advance(by: .seconds(1))
+    #expect(runner.state == .finished)
+    #expect(runner.displayedProgress == 1)
+    #expect(clock.scheduledWakeUps == 0)
+  }
+}

@@ -1,0 +1,478 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import TaskProgress
+
+@MainActor
+@Suite("Task runner")
+struct TaskRunnerTests {
+  // MARK: 1. A new runner
+
+  @Test func newRunnerIsIdleAndShowsZero() {
+    let runner = TaskRunner()
+    #expect(runner.state == .idle)
+    #expect(runner.displayedProgress == 0)
+    #expect(!runner.isRunning)
+    #expect(runner.updateInterval == .seconds(1) / 60)
+  }
+
+  @Test func contractInitializersCompile() {
+    _ = TaskRunner()
+    _ = TaskRunner(animation: .easeInOut)
+    _ = TaskRunner(animation: .instant, updateInterval: .milliseconds(50), clock: ManualClock())
+    _ = TaskRunner(clock: SuspendingClock())
+  }
+
+  @Test func tooShortAnUpdateIntervalIsRaisedToOneMillisecond() {
+    #expect(TaskRunner(updateInterval: .zero).updateInterval == .milliseconds(1))
+    #expect(TaskRunner(updateInterval: .seconds(-5)).updateInterval == .milliseconds(1))
+  }
+
+  // MARK: 2. Starting
+
+  @Test(arguments: [RunPhase.idle, .finished, .failed, .cancelled])
+  func startFromAnyPhaseButRunningIsRunningAtZeroBeforeItReturns(phase: RunPhase) async {
+    let harness = Harness()
+    await harness.drive(to: phase)
+    #expect(harness.runner.state.phase == phase)
+    let started = harness.runner.start { _ in await Latch().wait() }
+    #expect(started)
+    #expect(harness.runner.state == .running(0))
+    #expect(harness.recorder.states.last == .running(0))
+    #expect(harness.runner.displayedProgress == 0)
+  }
+
+  @Test func startWhileRunningChangesNothingAndNeverCallsTheOperation() async {
+    let harness = Harness()
+    let reached = Latch()
+    let proceed = Latch()
+    harness.runner.start { reporter in
+      reporter.report(fractionCompleted: 0.4)
+      reached.open()
+      await proceed.wait()
+    }
+    await reached.wait()
+    harness.clock.advance(by: frame)
+    let before = harness.recorder.states
+    let secondCalled = Mutex(false)
+    let started = harness.runner.start { _ in secondCalled.withLock { $0 = true } }
+    #expect(!started)
+    #expect(harness.runner.state == .running(0.4))
+    #expect(harness.recorder.states == before)
+    proceed.open()
+    await harness.recorder.waitForTerminalState()
+    await harness.runner.lastRunTask?.value
+    #expect(!secondCalled.withLock { $0 })
+    #expect(harness.recorder.states == [.idle, .running(0), .running(0.4), .finished])
+  }
+
+  // MARK: 3. Where and how the operation runs
+
+  @Test func operationRunsOffTheMainActor() async {
+    let runner = TaskRunner(clock: ManualClock())
+    let onMainThread = Mutex<Bool?>(nil)
+    _ = await runner.run { _ in onMainThread.withLock { $0 = Thread.isMainThread } }
+    #expect(onMainThread.withLock { $0 } == false)
+  }
+
+  @Test func overPerformsItemsInOrderAndReportsEachStep() async {
+    let harness = Harness()
+    let performed = Mutex<[Int]>([])
+    let reached = (0..<4).map { _ in Latch() }
+    let proceed = (0..<4).map { _ in Latch() }
+    harness.runner.start(over: [10, 20, 30, 40]) { item in
+      let index = item / 10 - 1
+      performed.withLock { $0.append(item) }
+      if index > 0 {
+        // The report of the previous item is in the mailbox by now.
+        reached[index - 1].open()
+        await proceed[index - 1].wait()
+      }
+    }
+    for index in 0..<3 {
+      await reached[index].wait()
+      harness.clock.advance(by: frame)
+      proceed[index].open()
+    }
+    await harness.recorder.waitForTerminalState()
+    #expect(performed.withLock { $0 } == [10, 20, 30, 40])
+    #expect(
+      harness.recorder.states == [
+        .idle, .running(0),
+        .running(RunProgress(completed: 1, of: 4)),
+        .running(RunProgress(completed: 2, of: 4)),
+        .running(RunProgress(completed: 3, of: 4)),
+        .finished,
+      ])
+  }
+
+  @Test func overChecksCancellationBetweenItems() async {
+    let harness = Harness()
+    let performed = Mutex<[Int]>([])
+    let reached = Latch()
+    let proceed = Latch()
+    harness.runner.start(over: 1...100) { item in
+      performed.withLock { $0.append(item) }
+      if item == 3 {
+        reached.open()
+        await proceed.wait()  // returns when the run is cancelled; the item itself does not throw
+      }
+    }
+    await reached.wait()
+    harness.runner.cancel()
+    proceed.open()
+    await harness.runner.lastRunTask?.value
+    #expect(performed.withLock { $0 } == [1, 2, 3])
+    #expect(harness.recorder.phases == [.idle, .running, .cancelled])
+  }
+
+  @Test func overAnEmptyCollectionFinishesAtOnce() async {
+    let harness = Harness()
+    let called = Mutex(false)
+    let final = await harness.runner.run(over: [Int]()) { _ in called.withLock { $0 = true } }
+    #expect(final == .finished)
+    #expect(!called.withLock { $0 })
+    #expect(harness.recorder.states == [.idle, .running(0), .finished])
+  }
+
+  // MARK: 4. Coalescing
+
+  @Test func manyReportsBetweenFramesAreDeliveredOnceWithTheLatestValue() async {
+    let harness = Harness()
+    let reached = (0..<2).map { _ in Latch() }
+    let proceed = (0..<2).map { _ in Latch() }
+    harness.runner.start { reporter in
+      for batch in 0..<2 {
+        for index in 1...10_000 {
+          reporter.report(completed: batch * 10_000 + index, of: 30_000)
+        }
+        reached[batch].open()
+        await proceed[batch].wait()
+      }
+    }
+    await reached[0].wait()
+    #expect(harness.recorder.states == [.idle, .running(0)])
+    harness.clock.advance(by: frame)
+    #expect(harness.recorder.states.last == .running(RunProgress(completed: 10_000, of: 30_000)))
+    // Nothing new arrived: more frames deliver nothing.
+    harness.clock.advance(by: frame * 10)
+    #expect(harness.recorder.states.count == 3)
+    proceed[0].open()
+    await reached[1].wait()
+    harness.clock.advance(by: frame)
+    #expect(
+      harness.recorder.states == [
+        .idle, .running(0),
+        .running(RunProgress(completed: 10_000, of: 30_000)),
+        .running(RunProgress(completed: 20_000, of: 30_000)),
+      ])
+    proceed[1].open()
+    await harness.recorder.waitForTerminalState()
+  }
+
+  @Test func aReportWaitsAtMostOneUpdateInterval() async {
+    let harness = Harness()
+    let reached = Latch()
+    let proceed = Latch()
+    harness.clock.advance(by: .milliseconds(3))
+    harness.runner.start { reporter in
+      reporter.report(fractionCompleted: 0.5)
+      reached.open()
+      await proceed.wait()
+    }
+    await reached.wait()
+    harness.clock.advance(by: frame - .nanoseconds(1))
+    #expect(harness.runner.state == .running(0))
+    harness.clock.advance(by: .nanoseconds(1))
+    #expect(harness.runner.state == .running(0.5))
+    proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
+
+  @Test func aCustomUpdateIntervalSetsTheFrameCadence() async {
+    let clock = ManualClock()
+    let runner = TaskRunner(animation: .instant, updateInterval: .milliseconds(100), clock: clock)
+    let reached = Latch()
+    let proceed = Latch()
+    runner.start { reporter in
+      reporter.report(fractionCompleted: 0.2)
+      reached.open()
+      await proceed.wait()
+    }
+    await reached.wait()
+    clock.advance(by: .milliseconds(99))
+    #expect(runner.state == .running(0))
+    clock.advance(by: .milliseconds(1))
+    #expect(runner.state == .running(0.2))
+    proceed.open()
+    await runner.lastRunTask?.value
+  }
+
+  @Test func reportedValuesNeverGoBackInTimeAcrossFrames() async {
+    let harness = Harness()
+    let steps = 20
+    let reached = (0..<steps).map { _ in Latch() }
+    let proceed = (0..<steps).map { _ in Latch() }
+    harness.runner.start { reporter in
+      for step in 0..<steps {
+        for index in 0..<1_000 {
+          reporter.report(completed: step * 1_000 + index, of: steps * 1_000)
+        }
+        reached[step].open()
+        await proceed[step].wait()
+      }
+    }
+    for step in 0..<steps {
+      await reached[step].wait()
+      harness.clock.advance(by: frame)
+      proceed[step].open()
+    }
+    await harness.recorder.waitForTerminalState()
+    let counts = harness.recorder.states.compactMap { $0.progress?.completedCount }
+    #expect(counts == (0..<steps).map { $0 * 1_000 + 999 })
+  }
+
+  @Test func nothingWakesWhileNoRunIsActive() async {
+    let harness = Harness()
+    #expect(harness.clock.scheduledWakeUps == 0)
+    await harness.drive(to: .finished)
+    #expect(harness.clock.scheduledWakeUps == 0)
+    harness.runner.start { _ in await Latch().wait() }
+    #expect(harness.clock.scheduledWakeUps == 1)
+    harness.runner.cancel()
+    harness.clock.advance(by: frame)
+    #expect(harness.clock.scheduledWakeUps == 0)
+    harness.clock.advance(by: .seconds(10))
+    #expect(harness.clock.scheduledWakeUps == 0)
+  }
+
+  // MARK: 5. How a run ends
+
+  @Test func returningFinishes() async {
+    let harness = Harness()
+    let final = await harness.runner.run { _ in }
+    #expect(final == .finished)
+    #expect(harness.recorder.states == [.idle, .running(0), .finished])
+    #expect(harness.runner.displayedProgress == 1)
+  }
+
+  @Test func throwingFailsWithTheError() async {
+    let harness = Harness()
+    let final = await harness.runner.run { _ in throw TestError(message: "disk full") }
+    #expect(final == .failed(TestError(message: "disk full")))
+    #expect(harness.runner.state.error as? TestError == TestError(message: "disk full"))
+    #expect(
+      harness.recorder.states == [.idle, .running(0), .failed(TestError(message: "disk full"))])
+  }
+
+  @Test func throwingCancellationErrorCancels() async {
+    let harness = Harness()
+    let final = await harness.runner.run { _ in throw CancellationError() }
+    #expect(final == .cancelled)
+    #expect(harness.recorder.phases == [.idle, .running, .cancelled])
+  }
+
+  @Test func theFinalStateIsDeliveredAtOnceWithoutWaitingForAFrame() async {
+    let harness = Harness()
+    harness.runner.start { reporter in reporter.report(fractionCompleted: 0.9) }
+    await harness.recorder.waitForTerminalState()
+    // No frame ran: the final report was superseded by the terminal state.
+    #expect(harness.recorder.states == [.idle, .running(0), .finished])
+  }
+
+  // MARK: 6. Cancelling
+
+  @Test func cancelWhileRunningIsImmediateAndCancelsTheOperationsTask() async {
+    let harness = Harness()
+    let reached = Latch()
+    let sawCancellation = Mutex<(task: Bool, reporter: Bool)?>(nil)
+    harness.runner.start { reporter in
+      reached.open()
+      await Latch().wait()  // returns when the task is cancelled
+      sawCancellation.withLock { $0 = (Task.isCancelled, reporter.isCancelled) }
+    }
+    await reached.wait()
+    harness.runner.cancel()
+    #expect(harness.runner.state == .cancelled)
+    #expect(harness.recorder.states == [.idle, .running(0), .cancelled])
+    await harness.runner.lastRunTask?.value
+    #expect(sawCancellation.withLock { $0?.task } == true)
+    #expect(sawCancellation.withLock { $0?.reporter } == true)
+  }
+
+  @Test(arguments: [false, true])
+  func cancelWhileRunningIgnoresLateReportsAndResults(throwsAfterwards: Bool) async {
+    let harness = Harness()
+    let reached = Latch()
+    let proceed = Latch()
+    harness.runner.start { reporter in
+      reached.open()
+      await proceed.wait()
+      // The run is cancelled by now: none of this may reach the runner.
+      reporter.report(fractionCompleted: 0.9)
+      if throwsAfterwards { throw TestError() }
+    }
+    await reached.wait()
+    harness.runner.cancel()
+    let cancelledTask = harness.runner.lastRunTask
+    proceed.open()
+    await cancelledTask?.value
+    harness.clock.advance(by: frame * 3)
+    #expect(harness.runner.state == .cancelled)
+    #expect(harness.recorder.states == [.idle, .running(0), .cancelled])
+  }
+
+  @Test func startMayRunAgainRightAfterCancelAndTheOldRunCannotTouchTheNewOne() async {
+    let harness = Harness()
+    let firstReached = Latch()
+    let firstProceed = Latch()
+    harness.runner.start { reporter in
+      firstReached.open()
+      await firstProceed.wait()
+      reporter.report(fractionCompleted: 0.99)
+    }
+    await firstReached.wait()
+    let firstTask = harness.runner.lastRunTask
+    harness.runner.cancel()
+    let secondReached = Latch()
+    let secondProceed = Latch()
+    #expect(
+      harness.runner.start { reporter in
+        reporter.report(fractionCompleted: 0.25)
+        secondReached.open()
+        await secondProceed.wait()
+      })
+    firstProceed.open()
+    await firstTask?.value  // the first run has returned by now, into nothing
+    await secondReached.wait()
+    harness.clock.advance(by: frame)
+    #expect(harness.runner.state == .running(0.25))
+    secondProceed.open()
+    await harness.recorder.waitForTerminalState()
+    #expect(
+      harness.recorder.states == [
+        .idle, .running(0), .cancelled, .running(0), .running(0.25), .finished,
+      ])
+  }
+
+  @Test(arguments: [RunPhase.idle, .finished, .failed, .cancelled])
+  func cancelOutsideARunDoesNothing(phase: RunPhase) async {
+    let harness = Harness()
+    await harness.drive(to: phase)
+    let before = harness.recorder.states
+    harness.runner.cancel()
+    #expect(harness.recorder.states == before)
+    #expect(harness.runner.state.phase == phase)
+  }
+
+  @Test func releasingTheRunnerCancelsItsRun() async {
+    let reached = Latch()
+    let sawCancellation = Latch()
+    var runner: TaskRunner? = TaskRunner(clock: ManualClock())
+    runner?.start { _ in
+      reached.open()
+      await Latch().wait()  // returns when the task is cancelled
+      if Task.isCancelled { sawCancellation.open() }
+    }
+    await reached.wait()
+    runner = nil
+    await sawCancellation.wait()
+    #expect(sawCancellation.isOpen)
+  }
+
+  // MARK: 7. Resetting
+
+  @Test(arguments: [RunPhase.finished, .failed, .cancelled])
+  func resetFromATerminalPhaseGoesIdle(phase: RunPhase) async {
+    let harness = Harness()
+    await harness.drive(to: phase)
+    harness.runner.reset()
+    #expect(harness.runner.state == .idle)
+    #expect(harness.recorder.phases == [.idle, .running, phase, .idle])
+  }
+
+  @Test func resetWhileRunningCancelsFirst() async {
+    let harness = Harness()
+    let sawCancellation = Latch()
+    harness.runner.start { _ in
+      await Latch().wait()
+      sawCancellation.open()
+    }
+    harness.runner.reset()
+    #expect(harness.runner.state == .idle)
+    #expect(harness.recorder.states == [.idle, .running(0), .cancelled, .idle])
+    await sawCancellation.wait()
+  }
+
+  @Test func resetWhenIdleDoesNothing() {
+    let harness = Harness()
+    harness.runner.reset()
+    #expect(harness.recorder.states == [.idle])
+  }
+
+  // MARK: 8. Awaiting a run
+
+  @Test func runReturnsTheTerminalStateOfTheRunItStarted() async {
+    let runner = TaskRunner(clock: ManualClock())
+    #expect(await runner.run { _ in } == .finished)
+    #expect(await runner.run { _ in throw TestError() } == .failed(TestError()))
+    #expect(await runner.run { _ in throw CancellationError() } == .cancelled)
+  }
+
+  @Test func runWhileRunningStartsNothingAndReturnsTheCurrentStateAtOnce() async {
+    let harness = Harness()
+    let reached = Latch()
+    let proceed = Latch()
+    harness.runner.start { reporter in
+      reporter.report(fractionCompleted: 0.6)
+      reached.open()
+      await proceed.wait()
+    }
+    await reached.wait()
+    harness.clock.advance(by: frame)
+    let called = Mutex(false)
+    let state = await harness.runner.run { _ in called.withLock { $0 = true } }
+    #expect(state == .running(0.6))
+    proceed.open()
+    await harness.recorder.waitForTerminalState()
+    #expect(!called.withLock { $0 })
+  }
+
+  @Test func runReturnsCancelledWhenTheRunIsCancelledOrReset() async {
+    let runner = TaskRunner(clock: ManualClock())
+    let reached = Latch()
+    async let cancelled = runner.run { _ in
+      reached.open()
+      await Latch().wait()
+    }
+    await reached.wait()
+    runner.cancel()
+    #expect(await cancelled == .cancelled)
+
+    let reachedAgain = Latch()
+    async let reset = runner.run { _ in
+      reachedAgain.open()
+      await Latch().wait()
+    }
+    await reachedAgain.wait()
+    runner.reset()
+    #expect(await reset == .cancelled)
+    #expect(runner.state == .idle)
+  }
+
+  @Test func cancellingTheAwaitingTaskCancelsTheRun() async {
+    let harness = Harness()
+    let reached = Latch()
+    let waiting = Task { @MainActor in
+      await harness.runner.run { _ in
+        reached.open()
+        await Latch().wait()
+      }
+    }
+    await reached.wait()
+    waiting.cancel()
+    #expect(await waiting.value == .cancelled)
+    #expect(harness.recorder.phases == [.idle, .running, .cancelled])
+  }
+}

@@ -1,0 +1,31 @@
+import TaskProgress
+
+/// A runner on a manual clock with a recorder attached: the usual set-up of a runner test.
+@MainActor
+struct Harness {
+  let clock = ManualClock()
+  let runner: TaskRunner
+  let recorder: StateRecorder
+
+  init(animation: ProgressAnimation = .instant, recordingFrames: Bool = false) {
+    runner = TaskRunner(animation: animation, clock: clock)
+    recorder = StateRecorder(observing: runner, recordingFrames: recordingFrames)
+  }
+
+  /// Drives the runner into `phase` through its public API.
+  func drive(to phase: RunPhase) async {
+    switch phase {
+    case .idle:
+      runner.reset()
+    case .running:
+      runner.start { _ in await Latch().wait() }
+    case .finished:
+      _ = await runner.run { _ in }
+    case .failed:
+      _ = await runner.run { _ in throw TestError() }
+    case .cancelled:
+      runner.start { _ in await Latch().wait() }
+      runner.cancel()
+    }
+  }
+}

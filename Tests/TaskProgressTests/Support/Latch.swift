@@ -1,0 +1,56 @@
+import Synchronization
+
+/// A one-shot signal between an operation and a test.
+///
+/// `open()` from anywhere; `wait()` until it is open. A waiter whose task is cancelled stops
+/// waiting, so a cancelled operation never hangs.
+final class Latch: Sendable {
+  private struct State {
+    var isOpen = false
+    var lastID = 0
+    var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var cancelledEarly: Set<Int> = []
+  }
+
+  private let state = Mutex(State())
+
+  /// Opens the latch and resumes everyone waiting.
+  func open() {
+    let waiters = state.withLock { state in
+      state.isOpen = true
+      defer { state.waiters = [:] }
+      return Array(state.waiters.values)
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Whether the latch is open.
+  var isOpen: Bool { state.withLock { $0.isOpen } }
+
+  /// Suspends until the latch opens or the task is cancelled.
+  func wait() async {
+    let id = state.withLock { state in
+      state.lastID += 1
+      return state.lastID
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let resumeNow = state.withLock { state in
+          if state.isOpen || state.cancelledEarly.remove(id) != nil { return true }
+          state.waiters[id] = continuation
+          return false
+        }
+        if resumeNow { continuation.resume() }
+      }
+    } onCancel: {
+      let waiter = state.withLock { state in
+        guard let waiter = state.waiters.removeValue(forKey: id) else {
+          state.cancelledEarly.insert(id)
+          return nil as CheckedContinuation<Void, Never>?
+        }
+        return waiter
+      }
+      waiter?.resume()
+    }
+  }
+}

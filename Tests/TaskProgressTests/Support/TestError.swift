@@ -1,0 +1,5 @@
+/// An error thrown by test operations.
+struct TestError: Error, Equatable, CustomStringConvertible {
+  var message = "boom"
+  var description: String { message }
+}
