@@ -94,19 +94,21 @@ public final class StateRecorder {
     /// The first difference, then both sequences side by side, differing rows marked `✗`.
     public var description: String {
       let width = max(8, expected.map(\.count).max() ?? 0)
+      func row(_ mark: String, _ number: String, _ left: String, _ right: String) -> String {
+        let number = String(repeating: " ", count: max(0, 3 - number.count)) + number
+        let left = left + String(repeating: " ", count: max(0, width - left.count))
+        return "  \(mark) \(number)  \(left)  \(right)"
+      }
       var lines = [
         "Recorded \(subject) differ from the expected ones at index \(index) "
           + "(expected \(expected.count), recorded \(recorded.count)):",
-        "     #  " + Mismatch.padded("expected", to: width) + "  recorded",
+        row(" ", "#", "expected", "recorded"),
       ]
-      for row in 0..<max(expected.count, recorded.count) {
-        let left = row < expected.count ? expected[row] : "—"
-        let right = row < recorded.count ? recorded[row] : "—"
-        let mark = left == right && row < expected.count && row < recorded.count ? " " : "✗"
-        let number = String(row)
-        lines.append(
-          "  \(mark) " + String(repeating: " ", count: max(0, 3 - number.count)) + number + "  "
-            + Mismatch.padded(left, to: width) + "  " + right)
+      for index in 0..<max(expected.count, recorded.count) {
+        let left = index < expected.count ? expected[index] : "—"
+        let right = index < recorded.count ? recorded[index] : "—"
+        let same = index < expected.count && index < recorded.count && left == right
+        lines.append(row(same ? " " : "✗", String(index), left, right))
       }
       return lines.joined(separator: "\n")
     }
@@ -122,9 +124,6 @@ public final class StateRecorder {
         subject: subject)
     }
 
-    private static func padded(_ text: String, to width: Int) -> String {
-      text + String(repeating: " ", count: max(0, width - text.count))
-    }
   }
 
   // MARK: - Waiting

@@ -94,11 +94,11 @@ public final class ManualClock: Clock, Sendable {
     }
   }
 
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   /// Creates a clock that starts at `now`.
   public init(now: Instant = Instant()) {
-    state = Mutex(State(now: now))
+    state = Locked(State(now: now))
   }
 
   /// The current time, which moves only through ``advance(by:)`` and ``advance(to:)``.

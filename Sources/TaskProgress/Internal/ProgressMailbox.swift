@@ -25,12 +25,15 @@ final class ProgressMailbox: Sendable {
   /// Whether the run was cancelled; read by ``TaskRunner/Reporter/isCancelled``.
   @usableFromInline let cancelled: Atomic<Bool>
   /// Reports whose counts do not fit in a word, with the sequence number of the last one.
-  private let wide: Mutex<(sequence: UInt64, progress: RunProgress)>
+  private let wide: Locked<(sequence: UInt64, progress: RunProgress)>
+
+  /// The word a new mailbox holds: fraction 0, the progress of a new run.
+  static let initialWord = fractionTag
 
   init() {
-    word = Atomic(ProgressMailbox.fractionTag)  // fraction 0.0, the progress of a new run
+    word = Atomic(ProgressMailbox.initialWord)
     cancelled = Atomic(false)
-    wide = Mutex((0, .zero))
+    wide = Locked((0, .zero))
   }
 
   @usableFromInline static let tagMask: UInt64 = 0b11 << 62

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The active run's task, reachable from the runner's `deinit`, which is not on the main actor.
 final class RunLifetime: Sendable {
-  private let active = Mutex<(task: Task<Void, Never>, mailbox: ProgressMailbox)?>(nil)
+  private let active = Locked<(task: Task<Void, Never>, mailbox: ProgressMailbox)?>(nil)
 
   /// Remembers the run that is now active.
   func begin(_ task: Task<Void, Never>, mailbox: ProgressMailbox) {

@@ -196,7 +196,9 @@ public final class TaskRunner {
       }
       await self?.operationEnded(event)
     }
-    activeRun = ActiveRun(id: run, task: task, mailbox: mailbox, lastWord: mailbox.load())
+    // Not `mailbox.load()`: the task may have reported already, and that report is new.
+    activeRun = ActiveRun(
+      id: run, task: task, mailbox: mailbox, lastWord: ProgressMailbox.initialWord)
     lastRunTask = task
     lifetime.begin(task, mailbox: mailbox)
     animator.jump(to: 0)

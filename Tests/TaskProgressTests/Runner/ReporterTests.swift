@@ -95,7 +95,7 @@ struct ReporterTests {
   @MainActor @Test func reportsAfterTheRunEndedAreIgnored() async throws {
     let clock = ManualClock()
     let runner = TaskRunner(animation: .instant, clock: clock)
-    let escaped = Mutex<TaskRunner.Reporter?>(nil)
+    let escaped = Locked<TaskRunner.Reporter?>(nil)
     let final = await runner.run { reporter in
       escaped.withLock { $0 = reporter }
     }

@@ -55,7 +55,7 @@ struct TaskRunnerTests {
     await reached.wait()
     harness.clock.advance(by: frame)
     let before = harness.recorder.states
-    let secondCalled = Mutex(false)
+    let secondCalled = Locked(false)
     let started = harness.runner.start { _ in secondCalled.withLock { $0 = true } }
     #expect(!started)
     #expect(harness.runner.state == .running(0.4))
@@ -71,14 +71,23 @@ struct TaskRunnerTests {
 
   @Test func operationRunsOffTheMainActor() async {
     let runner = TaskRunner(clock: ManualClock())
-    let onMainThread = Mutex<Bool?>(nil)
-    _ = await runner.run { _ in onMainThread.withLock { $0 = Thread.isMainThread } }
-    #expect(onMainThread.withLock { $0 } == false)
+    let mainActorRan = DispatchSemaphore(value: 0)
+    let blockedWithoutStarvingTheMainActor = Locked(false)
+    runner.start { _ in
+      // Blocks this thread until a main-actor job runs, which it could never do if this thread
+      // were the main actor's. The timeout only turns such a deadlock into a failure.
+      let ran = mainActorRan.wait(timeout: .now() + .seconds(60)) == .success
+      blockedWithoutStarvingTheMainActor.withLock { $0 = ran }
+    }
+    await Task { @MainActor in _ = mainActorRan.signal() }.value
+    await runner.lastRunTask?.value
+    #expect(blockedWithoutStarvingTheMainActor.withLock { $0 })
+    #expect(runner.state == .finished)
   }
 
   @Test func overPerformsItemsInOrderAndReportsEachStep() async {
     let harness = Harness()
-    let performed = Mutex<[Int]>([])
+    let performed = Locked<[Int]>([])
     let reached = (0..<4).map { _ in Latch() }
     let proceed = (0..<4).map { _ in Latch() }
     harness.runner.start(over: [10, 20, 30, 40]) { item in
@@ -109,7 +118,7 @@ struct TaskRunnerTests {
 
   @Test func overChecksCancellationBetweenItems() async {
     let harness = Harness()
-    let performed = Mutex<[Int]>([])
+    let performed = Locked<[Int]>([])
     let reached = Latch()
     let proceed = Latch()
     harness.runner.start(over: 1...100) { item in
@@ -129,7 +138,7 @@ struct TaskRunnerTests {
 
   @Test func overAnEmptyCollectionFinishesAtOnce() async {
     let harness = Harness()
-    let called = Mutex(false)
+    let called = Locked(false)
     let final = await harness.runner.run(over: [Int]()) { _ in called.withLock { $0 = true } }
     #expect(final == .finished)
     #expect(!called.withLock { $0 })
@@ -286,7 +295,7 @@ struct TaskRunnerTests {
   @Test func cancelWhileRunningIsImmediateAndCancelsTheOperationsTask() async {
     let harness = Harness()
     let reached = Latch()
-    let sawCancellation = Mutex<(task: Bool, reporter: Bool)?>(nil)
+    let sawCancellation = Locked<(task: Bool, reporter: Bool)?>(nil)
     harness.runner.start { reporter in
       reached.open()
       await Latch().wait()  // returns when the task is cancelled
@@ -431,7 +440,7 @@ struct TaskRunnerTests {
     }
     await reached.wait()
     harness.clock.advance(by: frame)
-    let called = Mutex(false)
+    let called = Locked(false)
     let state = await harness.runner.run { _ in called.withLock { $0 = true } }
     #expect(state == .running(0.6))
     proceed.open()

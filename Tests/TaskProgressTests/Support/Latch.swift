@@ -1,4 +1,4 @@
-import Synchronization
+@testable import TaskProgress
 
 /// A one-shot signal between an operation and a test.
 ///
@@ -12,7 +12,7 @@ final class Latch: Sendable {
     var cancelledEarly: Set<Int> = []
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Opens the latch and resumes everyone waiting.
   func open() {

@@ -1,0 +1,97 @@
+import Testing
+
+@testable import TaskProgress
+
+@MainActor
+@Suite("State recorder")
+struct StateRecorderTests {
+  @Test func recordsTheCurrentStateThenEveryChange() async {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    _ = await runner.run { _ in }
+    let recorder = StateRecorder(observing: runner)
+    _ = await runner.run { _ in throw TestError() }
+    #expect(recorder.states == [.finished, .running(0), .failed(TestError())])
+    #expect(recorder.phases == [.finished, .running, .failed])
+  }
+
+  @Test func matchingExpectationsDoNotThrow() async throws {
+    let harness = Harness()
+    _ = await harness.runner.run { _ in }
+    try harness.recorder.expectStates([.idle, .running(0), .finished])
+    try harness.recorder.expectPhases([.idle, .running, .finished])
+  }
+
+  @Test func aMismatchNamesTheFirstDifferenceAndShowsBothSequences() async {
+    let harness = Harness()
+    _ = await harness.runner.run { _ in }
+    let expected: [RunState] = [.idle, .running(0), .running(0.5), .finished]
+    #expect {
+      try harness.recorder.expectStates(expected)
+    } throws: { error in
+      guard let mismatch = error as? StateRecorder.Mismatch else { return false }
+      return mismatch.index == 2
+        && mismatch.description == """
+          Recorded states differ from the expected ones at index 2 (expected 4, recorded 3):
+                #  expected      recorded
+                0  idle          idle
+                1  running(0%)   running(0%)
+            ✗   2  running(50%)  finished
+            ✗   3  finished      —
+          """
+    }
+  }
+
+  @Test func phaseMismatchesAreReportedToo() async {
+    let harness = Harness()
+    _ = await harness.runner.run { _ in throw TestError() }
+    #expect(throws: StateRecorder.Mismatch.self) {
+      try harness.recorder.expectPhases([.idle, .running, .finished])
+    }
+    #expect(throws: StateRecorder.Mismatch.self) {
+      try harness.recorder.expectPhases([.idle, .running])
+    }
+  }
+
+  @Test func stopAndReleaseEndRecording() async {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    let stopped = StateRecorder(observing: runner)
+    weak var released: StateRecorder?
+    do {
+      let recorder = StateRecorder(observing: runner)
+      released = recorder
+    }
+    #expect(released == nil)
+    stopped.stop()
+    _ = await runner.run { _ in }
+    #expect(stopped.states == [.idle])
+  }
+
+  @Test func removeAllForgetsButKeepsRecording() async {
+    let harness = Harness()
+    _ = await harness.runner.run { _ in }
+    harness.recorder.removeAll()
+    harness.runner.reset()
+    #expect(harness.recorder.states == [.idle])
+  }
+
+  @Test func waitingForATerminalStateReturnsIt() async {
+    let harness = Harness()
+    harness.runner.start { _ in throw TestError() }
+    #expect(await harness.recorder.waitForTerminalState() == .failed(TestError()))
+    // Already terminal: returns at once.
+    #expect(await harness.recorder.waitForTerminalState() == .failed(TestError()))
+  }
+
+  @Test func framesAreRecordedOnlyWhenAsked() async {
+    let quiet = Harness(animation: .linear)
+    let framed = Harness(animation: .linear, recordingFrames: true)
+    for harness in [quiet, framed] {
+      _ = await harness.runner.run { _ in }
+      harness.clock.advance(by: .seconds(1))
+    }
+    #expect(quiet.recorder.frames.isEmpty)
+    #expect(!framed.recorder.frames.isEmpty)
+    #expect(framed.recorder.frames.allSatisfy { $0.reason == .frame })
+    #expect(framed.recorder.displayedProgressValues.last == 1)
+  }
+}

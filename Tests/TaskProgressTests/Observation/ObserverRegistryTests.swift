@@ -1,0 +1,200 @@
+import Testing
+
+@testable import TaskProgress
+
+/// Contract point 9: every observer sees the same sequence, whatever the callbacks do.
+@MainActor
+@Suite("Observers")
+struct ObserverRegistryTests {
+  /// Keeps what one observer saw.
+  final class Log {
+    var states: [RunState] = []
+  }
+
+  @Test func anObserverGetsTheCurrentStateAtOnceThenEveryChangeInOrder() async {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    await Harness.finish(runner)
+    let log = Log()
+    let token = runner.observe { log.states.append($0) }
+    #expect(log.states == [.finished])
+    runner.reset()
+    _ = await runner.run { _ in throw TestError() }
+    #expect(log.states == [.finished, .idle, .running(0), .failed(TestError())])
+    token.cancel()
+  }
+
+  @Test func aCancelFromInsideACallbackReachesEveryObserverAfterTheCurrentRound() {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    let logs = (0..<3).map { _ in Log() }
+    var tokens: [ObservationToken] = []
+    for (index, log) in logs.enumerated() {
+      tokens.append(
+        runner.observe { state in
+          log.states.append(state)
+          if index == 0, state == .running(0) { runner.cancel() }
+        })
+    }
+    runner.start { _ in await Latch().wait() }
+    for log in logs {
+      #expect(log.states == [.idle, .running(0), .cancelled])
+    }
+    tokens.forEach { $0.cancel() }
+  }
+
+  @Test func aResetFromInsideACallbackIsSeenAsCancelledThenIdleByEveryone() {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    let logs = (0..<3).map { _ in Log() }
+    var tokens: [ObservationToken] = []
+    for (index, log) in logs.enumerated() {
+      tokens.append(
+        runner.observe { state in
+          log.states.append(state)
+          if index == 1, state == .running(0) { runner.reset() }
+        })
+    }
+    runner.start { _ in await Latch().wait() }
+    for log in logs {
+      #expect(log.states == [.idle, .running(0), .cancelled, .idle])
+    }
+    tokens.forEach { $0.cancel() }
+  }
+
+  @Test func aStartFromInsideACallbackBeginsANewRunSeenByEveryone() async {
+    let harness = Harness()
+    let logs = (0..<3).map { _ in Log() }
+    var restarted = false
+    var tokens: [ObservationToken] = []
+    for (index, log) in logs.enumerated() {
+      tokens.append(
+        harness.runner.observe { state in
+          log.states.append(state)
+          if index == 2, state == .failed(TestError()), !restarted {
+            restarted = true
+            harness.runner.start { _ in }
+          }
+        })
+    }
+    _ = await harness.runner.run { _ in throw TestError() }
+    await harness.recorder.wait(forStateCount: 5)
+    let expected: [RunState] = [.idle, .running(0), .failed(TestError()), .running(0), .finished]
+    for log in logs {
+      #expect(log.states == expected)
+    }
+    #expect(harness.recorder.states == expected)
+    tokens.forEach { $0.cancel() }
+  }
+
+  @Test func anObserverAddedInsideACallbackStartsFromTheCurrentStateAndNeverSeesAnOlderOne() {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    let first = Log()
+    let late = Log()
+    var lateToken: ObservationToken?
+    let token = runner.observe { state in
+      first.states.append(state)
+      if state == .running(0) {
+        runner.cancel()  // queued: the runner is cancelled, observers hear of it after this round
+        lateToken = runner.observe { late.states.append($0) }
+      }
+    }
+    runner.start { _ in await Latch().wait() }
+    #expect(first.states == [.idle, .running(0), .cancelled])
+    #expect(late.states == [.cancelled])
+    runner.reset()
+    #expect(late.states == [.cancelled, .idle])
+    token.cancel()
+    lateToken?.cancel()
+  }
+
+  @Test func aTokenCancelledMidRoundGetsNoFurtherCallInThatRound() {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    let victim = Log()
+    var victimToken: ObservationToken?
+    let killer = runner.observe { state in
+      if state == .running(0) { victimToken?.cancel() }
+    }
+    victimToken = runner.observe { victim.states.append($0) }
+    runner.start { _ in await Latch().wait() }
+    runner.cancel()
+    #expect(victim.states == [.idle])
+    killer.cancel()
+  }
+
+  @Test func aTokenReleasedMidRoundGetsNoFurtherCallInThatRound() {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    let victim = Log()
+    var victimToken: ObservationToken?
+    let killer = runner.observe { state in
+      if state == .running(0) { victimToken = nil }
+    }
+    victimToken = runner.observe { victim.states.append($0) }
+    #expect(victimToken != nil)
+    runner.start { _ in await Latch().wait() }
+    runner.cancel()
+    #expect(victim.states == [.idle])
+    killer.cancel()
+  }
+
+  @Test func anObserverMayCancelItsOwnToken() {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    let log = Log()
+    var token: ObservationToken?
+    token = runner.observe { state in
+      log.states.append(state)
+      if state == .running(0) { token?.cancel() }
+    }
+    runner.start { _ in await Latch().wait() }
+    runner.cancel()
+    #expect(log.states == [.idle, .running(0)])
+  }
+
+  @Test func observersAreNotCalledReentrantly() {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    var depth = 0
+    var maximumDepth = 0
+    let token = runner.observe { state in
+      depth += 1
+      maximumDepth = max(maximumDepth, depth)
+      if state == .running(0) { runner.reset() }
+      depth -= 1
+    }
+    runner.start { _ in await Latch().wait() }
+    #expect(maximumDepth == 1)
+    token.cancel()
+  }
+
+  @Test func aRunnerWithObserversIsReleasedWhenItsOwnerLetsGo() {
+    weak var weakRunner: TaskRunner?
+    var token: ObservationToken?
+    do {
+      let runner = TaskRunner(clock: ManualClock())
+      weakRunner = runner
+      token = runner.observe { _ in }
+    }
+    #expect(weakRunner == nil)
+    #expect(token?.isCancelled == false)
+  }
+
+  @Test func aCancelledObserversClosureIsReleased() {
+    final class Captured {}
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    weak var weakCaptured: Captured?
+    var token: ObservationToken?
+    do {
+      let captured = Captured()
+      weakCaptured = captured
+      token = runner.observe { _ in _ = captured }
+    }
+    #expect(weakCaptured != nil)
+    token = nil
+    runner.start { _ in }  // the next delivery prunes cancelled observers
+    #expect(weakCaptured == nil)
+    _ = token
+  }
+}
+
+extension Harness {
+  /// Runs an operation that returns at once to completion.
+  static func finish(_ runner: TaskRunner) async {
+    _ = await runner.run { _ in }
+  }
+}
