@@ -37,6 +37,9 @@ struct ProgressAnimator: Sendable {
     self.target = value
   }
 
+  /// The number of motions held, for tests of the bound.
+  var motionCount: Int { motions.count }
+
   /// The displayed value at `now`; may leave `0...1` when a curve overshoots.
   func value(at now: Duration) -> Double {
     motions.reduce(target) { $0 - $1.remaining(at: now) }

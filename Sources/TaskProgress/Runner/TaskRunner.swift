@@ -107,6 +107,15 @@ public final class TaskRunner {
     return displayed(at: clock.now())
   }
 
+  /// The displayed progress at a time on the runner's clock, as ``ProgressUpdate/time`` and
+  /// ``currentTime`` measure it.
+  ///
+  /// The value is a pure function of the time, given the values delivered so far: a renderer
+  /// that draws at its own rate samples it whenever it draws.
+  public func displayedProgress(at time: Duration) -> Double {
+    displayed(at: time)
+  }
+
   /// Whether ``displayedProgress`` is still moving.
   public var isAnimating: Bool {
     access(keyPath: \.displayedProgress)

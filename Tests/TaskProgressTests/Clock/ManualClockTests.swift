@@ -75,7 +75,9 @@ struct ManualClockTests {
   @MainActor @Test func timersRunInsideAdvanceInDeadlineOrderAtTheirOwnTime() {
     let clock = ManualClock()
     var fired: [(String, Duration)] = []
-    _ = clock.scheduleTimer(at: .init(offset: .seconds(2))) { fired.append(("b", clock.now.offset)) }
+    _ = clock.scheduleTimer(at: .init(offset: .seconds(2))) {
+      fired.append(("b", clock.now.offset))
+    }
     _ = clock.scheduleTimer(at: .init(offset: .seconds(1))) {
       fired.append(("a", clock.now.offset))
       // A timer scheduled from a timer, still within the span, runs in the same advance.
@@ -83,7 +85,9 @@ struct ManualClockTests {
         fired.append(("a2", clock.now.offset))
       }
     }
-    let cancelled = clock.scheduleTimer(at: .init(offset: .seconds(1))) { fired.append(("x", .zero)) }
+    let cancelled = clock.scheduleTimer(at: .init(offset: .seconds(1))) {
+      fired.append(("x", .zero))
+    }
     clock.cancelTimer(cancelled)
     _ = clock.scheduleTimer(at: .init(offset: .seconds(9))) { fired.append(("late", .zero)) }
     clock.advance(by: .seconds(3))

@@ -57,6 +57,7 @@ struct TaskRunnerObservationTests {
     #expect(harness.clock.scheduledWakeUps == 0)
     #expect(
       await !changes(
-        tracking: { _ = runner.displayedProgress }, during: { harness.clock.advance(by: .seconds(5)) }))
+        tracking: { _ = runner.displayedProgress },
+        during: { harness.clock.advance(by: .seconds(5)) }))
   }
 }
