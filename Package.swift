@@ -21,6 +21,7 @@ let package = Package(
   products: [
     .library(name: "TaskProgress", targets: ["TaskProgress"]),
     .executable(name: "heavy-task", targets: ["heavy-task"]),
+    .executable(name: "progress-bench", targets: ["progress-bench"]),
   ],
   targets: [
     .target(
@@ -31,6 +32,12 @@ let package = Package(
       name: "heavy-task",
       dependencies: ["TaskProgress"],
       path: "Examples/heavy-task",
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+      name: "progress-bench",
+      dependencies: ["TaskProgress"],
+      path: "Benchmarks/progress-bench",
       swiftSettings: swiftSettings
     ),
     .testTarget(
