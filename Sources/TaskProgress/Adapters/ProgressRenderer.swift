@@ -1,8 +1,9 @@
 /// A front end that draws a runner's progress: a terminal, a log file, a test recorder, or yours.
 ///
-/// Implement one method and attach the renderer to any runner; it receives every state change and
-/// every frame in which the displayed progress moves, in order, on the main actor, starting with
-/// the current state at once.
+/// Implement one method and attach the renderer to any runner; it receives every state change, and
+/// a frame on every update interval while a run is active or the displayed progress moves, in
+/// order, on the main actor, starting with the current state at once. Nothing arrives while the
+/// runner is idle and its display still.
 ///
 /// ```swift
 /// final class StatusBarRenderer: ProgressRenderer {

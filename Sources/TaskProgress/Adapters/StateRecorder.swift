@@ -26,10 +26,8 @@ public final class StateRecorder {
   public let recordsFrames: Bool
 
   private var token: ObservationToken?
-  private typealias Waiter = (
-    isSatisfied: @MainActor ([RunState]) -> Bool, continuation: CheckedContinuation<Void, Never>
-  )
   private var waiters: [Waiter] = []
+  private var lastWaiterID = 0
 
   /// Starts recording `runner`; the first recorded state is the runner's current one.
   ///
@@ -128,39 +126,76 @@ public final class StateRecorder {
 
   // MARK: - Waiting
 
-  /// Waits until the last recorded state is finished, failed or cancelled, and returns it.
+  /// Waits until a finished, failed or cancelled state is recorded after the current one, or is
+  /// the current one, and returns it.
   ///
-  /// Returns at once if it already is. Use it after ``TaskRunner/start(priority:_:)``, whose
-  /// operation ends on another task; ``TaskRunner/run(priority:_:)`` returns the terminal state
-  /// itself.
+  /// Returns at once if the last recorded state is terminal. Use it after
+  /// ``TaskRunner/start(priority:_:)``, whose operation ends on another task;
+  /// ``TaskRunner/run(priority:_:)`` returns the terminal state itself. Returns `nil` if the
+  /// waiting task is cancelled or the recorder stops first.
   @discardableResult
   public func waitForTerminalState() async -> RunState? {
-    await wait { $0.last?.phase.isTerminal == true }
-    return states.last
-  }
-
-  /// Waits until at least `count` states are recorded.
-  public func wait(forStateCount count: Int) async {
-    await wait { $0.count >= count }
-  }
-
-  private func wait(until isSatisfied: @escaping @MainActor ([RunState]) -> Bool) async {
-    guard !isSatisfied(states), token != nil else { return }
-    await withCheckedContinuation { continuation in
-      waiters.append((isSatisfied, continuation))
+    if let last = states.last, last.phase.isTerminal {
+      return last
     }
+    let start = states.count
+    return await wait { states in
+      states[start...].first { $0.phase.isTerminal }
+    }
+  }
+
+  /// Waits until at least `count` states are recorded; returns whether they were (`false` if the
+  /// waiting task is cancelled or the recorder stops first).
+  @discardableResult
+  public func wait(forStateCount count: Int) async -> Bool {
+    await wait { states in states.count >= count ? true : nil } ?? false
+  }
+
+  /// Suspends until `match` finds something in the recorded states, and returns it; `nil` when
+  /// the waiting task is cancelled or the recorder stops.
+  private func wait<Match: Sendable>(
+    for match: @escaping @MainActor ([RunState]) -> Match?
+  ) async -> Match? {
+    if let found = match(states) { return found }
+    guard token != nil else { return nil }
+    lastWaiterID += 1
+    let id = lastWaiterID
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Match?, Never>) in
+        guard !Task.isCancelled else {
+          continuation.resume(returning: nil)
+          return
+        }
+        waiters.append(
+          Waiter(id: id) { states, force in
+            if let found = match(states) {
+              continuation.resume(returning: found)
+              return true
+            }
+            if force {
+              continuation.resume(returning: nil)
+              return true
+            }
+            return false
+          })
+      }
+    } onCancel: {
+      Task { @MainActor [weak self] in self?.resumeWaiter(id) }
+    }
+  }
+
+  private struct Waiter {
+    let id: Int
+    /// Resumes the waiter if its match is found (or if forced); returns whether it did.
+    let resumeIfDone: @MainActor (_ states: [RunState], _ force: Bool) -> Bool
   }
 
   private func resumeWaiters(force: Bool = false) {
-    var pending: [Waiter] = []
-    for waiter in waiters {
-      if force || waiter.isSatisfied(states) {
-        waiter.continuation.resume()
-      } else {
-        pending.append(waiter)
-      }
-    }
-    waiters = pending
+    waiters.removeAll { $0.resumeIfDone(states, force) }
+  }
+
+  private func resumeWaiter(_ id: Int) {
+    waiters.removeAll { $0.id == id && $0.resumeIfDone(states, true) }
   }
 
   fileprivate func record(_ update: ProgressUpdate) {

@@ -6,7 +6,7 @@
 /// spring can without overshooting; less than 1 bounces, more than 1 creeps. The motion is solved
 /// in closed form for all three cases.
 ///
-/// A spring never quite stops, so it is given the time it takes to settle within 1e-3 of its
+/// A spring never quite stops, so it is given the time after which it stays within 1e-3 of its
 /// target, ``settlingDuration``, which is the duration ``ProgressAnimation/spring(response:dampingFraction:)``
 /// uses. The curve maps `0...1` onto that time, and a correction of at most 1e-3, growing linearly
 /// with time, makes it end exactly at 1.
@@ -91,44 +91,36 @@ public struct SpringCurve: AnimationCurve, Hashable {
     }
   }
 
-  /// An upper bound of `|displacement(at:)|` that never grows, so its crossing of the tolerance
-  /// is a settling time.
-  private static func envelope(
-    at seconds: Double, response: Double, damping zeta: Double
-  )
-    -> Double
-  {
-    typealias Math = ElementaryFunctions
+  /// The last time the spring is farther than the tolerance from its target.
+  ///
+  /// Released from rest, the spring's velocity is proportional to `sin(ω_d·t)`, so an
+  /// under-damped spring's farthest points are at `t_k = kπ/ω_d`, where it is `e^(-ζω·t_k)` away
+  /// from the target, ever less. After the last of them that is out of tolerance, the distance
+  /// falls below the tolerance once and never comes back: bisection finds that moment. A
+  /// critically or over-damped spring from rest approaches its target monotonically, so
+  /// bisection applies from the start.
+  private static func settlingSeconds(response: Double, damping zeta: Double) -> Double {
+    func isFar(_ seconds: Double) -> Bool {
+      abs(displacement(at: seconds, response: response, damping: zeta)) > settlingTolerance
+    }
     let omega = 2 * Double.pi / response
-    if abs(zeta - 1) < 1e-6 {
-      return (1 + omega * seconds) * Math.exp(-omega * seconds)
-    } else if zeta < 1 {
-      let damped = omega * (1 - zeta * zeta).squareRoot()
-      let b = zeta * omega / damped
-      return Math.exp(-zeta * omega * seconds) * (1 + b * b).squareRoot()
-    } else {
-      let root = (zeta * zeta - 1).squareRoot()
-      let fast = -omega * (zeta + root)
-      let slow = -omega * (zeta - root)
-      let slowWeight = fast / (slow - fast)
-      return abs(slowWeight) * Math.exp(slow * seconds)
-        + abs(1 + slowWeight) * Math.exp(fast * seconds)
-    }
-  }
-
-  /// The first time the envelope falls to the tolerance, by bisection.
-  private static func settlingSeconds(response: Double, damping: Double) -> Double {
-    func isSettled(_ seconds: Double) -> Bool {
-      envelope(at: seconds, response: response, damping: damping) <= settlingTolerance
-    }
-    var high = response
-    while !isSettled(high) && high < 1e9 {
-      high *= 2
-    }
     var low = 0.0
-    for _ in 0..<80 {
+    var high = response
+    if zeta < 1 && abs(zeta - 1) >= 1e-6 {
+      let halfPeriod = Double.pi / (omega * (1 - zeta * zeta).squareRoot())
+      while ElementaryFunctions.exp(-zeta * omega * (low + halfPeriod)) > settlingTolerance {
+        low += halfPeriod
+      }
+      high = low + halfPeriod
+    } else {
+      while isFar(high) && high < 1e9 {
+        low = high
+        high *= 2
+      }
+    }
+    for _ in 0..<100 {
       let middle = (low + high) / 2
-      if isSettled(middle) { high = middle } else { low = middle }
+      if isFar(middle) { low = middle } else { high = middle }
     }
     return high
   }

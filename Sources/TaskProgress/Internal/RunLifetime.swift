@@ -1,8 +1,21 @@
 import Synchronization
 
-/// The active run's task, reachable from the runner's `deinit`, which is not on the main actor.
+/// The active run's task and the scheduled frame, reachable from the runner's `deinit`, which is
+/// not on the main actor.
 final class RunLifetime: Sendable {
   private let active = Locked<(task: Task<Void, Never>, mailbox: ProgressMailbox)?>(nil)
+  private let frame = Locked<ScheduledWakeUp?>(nil)
+
+  /// Remembers the scheduled frame, cancelling the one it replaces if asked.
+  func setFrameTimer(_ wakeUp: ScheduledWakeUp?, cancellingThePreviousOne: Bool = false) {
+    let previous = frame.withLock { frame in
+      defer { frame = wakeUp }
+      return frame
+    }
+    if cancellingThePreviousOne {
+      previous?.cancel()
+    }
+  }
 
   /// Remembers the run that is now active.
   func begin(_ task: Task<Void, Never>, mailbox: ProgressMailbox) {

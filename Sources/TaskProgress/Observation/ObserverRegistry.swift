@@ -55,8 +55,15 @@ final class ObserverRegistry<Event> {
 
   /// Delivers an event to every observer, now or, when called from a callback, after the round.
   func publish(_ event: Event) {
-    lastSequence += 1
-    queue.append((lastSequence, event))
+    publish(contentsOf: [event])
+  }
+
+  /// Queues all the events, then delivers them in order, now or after the current round.
+  func publish(contentsOf events: [Event]) {
+    for event in events {
+      lastSequence += 1
+      queue.append((lastSequence, event))
+    }
     if !isDelivering {
       drain()
     }

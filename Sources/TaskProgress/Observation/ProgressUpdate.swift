@@ -1,14 +1,15 @@
 /// One delivery from a ``TaskRunner`` to a renderer: the state, the displayed progress and when.
 ///
-/// A runner delivers an update when its state changes and on every frame in which the displayed
-/// progress moves. State observers (``TaskRunner/observe(_:)``) see only the first kind;
-/// renderers (``TaskRunner/attach(_:)``) see both, in one ordered sequence.
+/// A runner delivers an update when its state changes, and a frame on every update interval while
+/// a run is active or the displayed progress moves; nothing while it is idle and still. State
+/// observers (``TaskRunner/observe(_:)``) see only state changes; renderers
+/// (``TaskRunner/attach(_:)``) see both, in one ordered sequence.
 public struct ProgressUpdate: Sendable, Equatable {
   /// Why an update was delivered.
   public enum Reason: Hashable, Sendable {
     /// The runner's state changed: a transition or a new progress.
     case stateChanged
-    /// The displayed progress moved while animating.
+    /// A frame: the update interval elapsed while a run is active, or the displayed progress moved.
     case frame
   }
 

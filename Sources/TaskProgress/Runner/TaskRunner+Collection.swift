@@ -17,7 +17,7 @@ extension TaskRunner {
   public func start<C: Collection & Sendable>(
     priority: TaskPriority? = nil,
     over items: C,
-    perform: @escaping @Sendable (C.Element) async throws -> Void
+    perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
   ) -> Bool where C.Element: Sendable {
     start(priority: priority) { reporter in
       try await TaskRunner.perform(perform, over: items, reporter: reporter)
@@ -29,10 +29,11 @@ extension TaskRunner {
   ///
   /// - Returns: The terminal state of the run this call started, or, if a run was already
   ///   active, the current state at once.
+  @discardableResult
   public func run<C: Collection & Sendable>(
     priority: TaskPriority? = nil,
     over items: C,
-    perform: @escaping @Sendable (C.Element) async throws -> Void
+    perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
   ) async -> RunState where C.Element: Sendable {
     await run(priority: priority) { reporter in
       try await TaskRunner.perform(perform, over: items, reporter: reporter)

@@ -41,7 +41,10 @@ public final class TaskRunner {
   @ObservationIgnored private var activeRun: ActiveRun?
   @ObservationIgnored private var frameTimer: ScheduledWakeUp?
   @ObservationIgnored private var isInFrame = false
+  /// Tells the current frame from stale ones whose wake-up could not be cancelled in time.
+  @ObservationIgnored private var frameGeneration: UInt64 = 0
   @ObservationIgnored private var lastDisplayed: Double = 0
+  @ObservationIgnored private var lastFrameTime: Duration?
   @ObservationIgnored private var waiters: [RunID: [CheckedContinuation<RunState, Never>]] = [:]
   private let lifetime = RunLifetime()
   /// The task of the last run started; tests await it to know a cancelled run's task is over.
@@ -65,8 +68,8 @@ public final class TaskRunner {
   ///   - animation: How ``displayedProgress`` moves to each new value. The default is the
   ///     spring `withAnimation` uses.
   ///   - updateInterval: The longest a report waits before observers see it, and the frame
-  ///     interval of the animation. The default is one frame at 60 Hz; values below 1 ms are
-  ///     raised to 1 ms.
+  ///     interval of the animation. The default is one frame at 60 Hz; it is kept within
+  ///     1 ms...60 s.
   ///   - clock: The clock that times frames and animation. Pass a ``ManualClock`` in tests.
   public init(
     animation: ProgressAnimation = .default,
@@ -74,12 +77,13 @@ public final class TaskRunner {
     clock: some Clock<Duration> = ContinuousClock()
   ) {
     self.animator = ProgressAnimator(animation: animation)
-    self.updateInterval = max(updateInterval, .milliseconds(1))
+    self.updateInterval = min(max(updateInterval, .milliseconds(1)), .seconds(60))
     self.clock = RunnerClock(clock)
   }
 
   deinit {
     lifetime.end(cancelling: true)
+    lifetime.setFrameTimer(nil, cancellingThePreviousOne: true)
   }
 
   // MARK: - State
@@ -156,8 +160,8 @@ public final class TaskRunner {
     }
   }
 
-  /// Attaches a renderer: it gets the current state at once, then every state change and every
-  /// frame in which the displayed progress moves.
+  /// Attaches a renderer: it gets the current state at once, then every state change, and a frame
+  /// on every update interval while a run is active or the displayed progress moves.
   ///
   /// - Returns: A token; cancel or release it to detach the renderer.
   public func attach(_ renderer: some ProgressRenderer) -> ObservationToken {
@@ -191,28 +195,9 @@ public final class TaskRunner {
   @discardableResult
   public func start(
     priority: TaskPriority? = nil,
-    _ operation: @escaping @Sendable (Reporter) async throws -> Void
+    _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Void
   ) -> Bool {
-    guard case .launch(let run) = handle(.start) else { return false }
-    let mailbox = ProgressMailbox()
-    let task = Task.detached(priority: priority) { [weak self] in
-      let event: RunStateMachine.Event
-      do {
-        try await operation(Reporter(mailbox: mailbox))
-        event = .operationReturned(run)
-      } catch {
-        event = .operationThrew(error, run)
-      }
-      await self?.operationEnded(event)
-    }
-    // Not `mailbox.load()`: the task may have reported already, and that report is new.
-    activeRun = ActiveRun(
-      id: run, task: task, mailbox: mailbox, lastWord: ProgressMailbox.initialWord)
-    lastRunTask = task
-    lifetime.begin(task, mailbox: mailbox)
-    animator.jump(to: 0)
-    stateChanged()
-    return true
+    launch(priority: priority, operation) != nil
   }
 
   /// Starts `operation` like ``start(priority:_:)`` and waits for the run to end.
@@ -221,20 +206,64 @@ public final class TaskRunner {
   ///
   /// - Returns: The terminal state of the run this call started (`.finished`, `.failed` or
   ///   `.cancelled`), or, if a run was already active, the current state at once.
+  @discardableResult
   public func run(
     priority: TaskPriority? = nil,
-    _ operation: @escaping @Sendable (Reporter) async throws -> Void
+    _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Void
   ) async -> RunState {
-    guard start(priority: priority, operation), let run = machine.activeRun else {
-      return state
-    }
+    let ticket = Locked<RunID?>(nil)
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        waiters[run, default: []].append(continuation)
+        // The waiter is in place before observers hear of the run, so that whatever they do
+        // with the runner, this call answers for the run it started.
+        let run = launch(priority: priority, operation) { run in
+          waiters[run, default: []].append(continuation)
+        }
+        guard let run else {
+          continuation.resume(returning: state)
+          return
+        }
+        ticket.withLock { $0 = run }
+        if Task.isCancelled {
+          cancel(run)
+        }
       }
     } onCancel: { [weak self] in
+      guard let run = ticket.withLock({ $0 }) else { return }
       Task { @MainActor [weak self] in self?.cancel(run) }
     }
+  }
+
+  /// Starts a run unless one is active; calls `beforePublishing` with its identity before
+  /// observers hear of it.
+  private func launch(
+    priority: TaskPriority?,
+    _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Void,
+    beforePublishing: (RunID) -> Void = { _ in }
+  ) -> RunID? {
+    guard case .launch(let run) = handle(.start) else { return nil }
+    let mailbox = ProgressMailbox()
+    // A child of the caller's context: it keeps the caller's priority and task-locals. The body
+    // is on the main actor; the operation, being `@concurrent`, runs off it.
+    let task = Task(priority: priority) { [weak self] in
+      let event: RunStateMachine.Event
+      do {
+        try Task.checkCancellation()  // cancelled before it began: never call the operation
+        try await operation(Reporter(mailbox: mailbox))
+        event = .operationReturned(run)
+      } catch {
+        event = .operationThrew(error, run)
+      }
+      self?.operationEnded(event)
+    }
+    // Not `mailbox.load()`: the task may have reported already, and that report is new.
+    activeRun = ActiveRun(
+      id: run, task: task, mailbox: mailbox, lastWord: ProgressMailbox.initialWord)
+    lastRunTask = task
+    lifetime.begin(task, mailbox: mailbox)
+    beforePublishing(run)
+    stateChanged()
+    return run
   }
 
   /// Cancels the active run.
@@ -256,8 +285,9 @@ public final class TaskRunner {
     switch handle(.reset) {
     case .cancelRunAndReset(let run):
       endRun(run, cancelling: true)
-      stateChanged(publishing: .cancelled)
-      stateChanged()
+      // Both are queued before either is delivered, so the runner's state (idle) is the last
+      // queued one, as an observer added while `.cancelled` is delivered expects.
+      stateChanged(publishing: [.cancelled, .idle])
     case .publishReset:
       stateChanged()
     case .none, .rejectStart, .launch, .publishProgress, .endRun, .cancelRun:
@@ -302,16 +332,18 @@ public final class TaskRunner {
     }
   }
 
-  /// Retargets the display, delivers the state to observers and keeps frames coming while needed.
-  private func stateChanged(publishing state: RunState? = nil) {
-    let state = state ?? machine.state
+  /// Retargets the display, delivers the states to observers and keeps frames coming while needed.
+  private func stateChanged(publishing states: [RunState]? = nil) {
+    let states = states ?? [machine.state]
     let now = clock.now()
-    if let target = state.fractionCompleted {
-      animator.animate(to: target, at: now)
+    for state in states {
+      if let target = state.fractionCompleted {
+        animator.animate(to: target, at: now)
+      }
     }
-    registry.publish(update(.stateChanged, state: state, at: now))
+    registry.publish(contentsOf: states.map { update(.stateChanged, state: $0, at: now) })
     if !animator.isAnimating(at: now) {
-      displayMoved(at: now)  // `.instant`, or a target that did not change
+      publishFrame(at: now, evenIfStill: false)  // `.instant`, or a target that did not change
     }
     updateFrameSchedule(after: now)
   }
@@ -331,26 +363,42 @@ public final class TaskRunner {
       if frameTimer == nil {
         scheduleFrame(at: now + updateInterval)
       }
-    } else if let timer = frameTimer {
-      timer.cancel()
-      frameTimer = nil
+    } else if frameTimer != nil {
+      cancelFrame()
     }
   }
 
   private func scheduleFrame(at deadline: Duration) {
-    frameTimer = clock.schedule(deadline) { [weak self] in
-      self?.frame(deadline)
+    frameGeneration &+= 1
+    let generation = frameGeneration
+    let wakeUp = clock.schedule(deadline) { [weak self] in
+      self?.frame(deadline, generation: generation)
     }
+    frameTimer = wakeUp
+    lifetime.setFrameTimer(wakeUp)
+  }
+
+  private func cancelFrame() {
+    frameGeneration &+= 1  // a frame whose wake-up raced the cancellation finds itself stale
+    frameTimer?.cancel()
+    frameTimer = nil
+    lifetime.setFrameTimer(nil)
   }
 
   /// One frame: drain the mailbox, move the display, schedule the next frame if still needed.
-  private func frame(_ deadline: Duration) {
+  private func frame(_ deadline: Duration, generation: UInt64) {
+    guard generation == frameGeneration else { return }
+    // `frameTimer` stays set while the frame runs, so that state changes made meanwhile (by
+    // observers, too) leave the scheduling to the end of the frame.
     let now = max(clock.now(), deadline)
     isInFrame = true
     drainReports()
-    displayMoved(at: now)
+    // While a run is active, renderers get every frame, so that an indeterminate bar, an ETA or a
+    // throttled redraw can move even when the value does not.
+    publishFrame(at: now, evenIfStill: activeRun != nil)
     isInFrame = false
     frameTimer = nil
+    lifetime.setFrameTimer(nil)
     guard needsFrames(at: now) else { return }
     // Keep the cadence; after a late frame, start again from now.
     let next = deadline + updateInterval > now ? deadline + updateInterval : now + updateInterval
@@ -369,12 +417,18 @@ public final class TaskRunner {
     }
   }
 
-  /// Tells Observation and renderers that the displayed progress moved, if it did.
-  private func displayMoved(at now: Duration) {
+  /// Tells Observation that the displayed progress moved, if it did, and gives renderers a frame
+  /// when it moved or, with `evenIfStill`, unless they had one at this time already.
+  private func publishFrame(at now: Duration, evenIfStill: Bool) {
     let value = displayed(at: now)
-    guard value != lastDisplayed else { return }
-    withMutation(keyPath: \.displayedProgress) { lastDisplayed = value }
-    registry.publish(update(.frame, at: now))
+    let moved = value != lastDisplayed
+    if moved {
+      withMutation(keyPath: \.displayedProgress) { lastDisplayed = value }
+    }
+    if moved || (evenIfStill && lastFrameTime != now) {
+      lastFrameTime = now
+      registry.publish(update(.frame, at: now))
+    }
   }
 
   private func displayed(at now: Duration) -> Double {

@@ -3,7 +3,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("State recorder")
+@Suite("State recorder", .timeLimit(.minutes(1)))
 struct StateRecorderTests {
   @Test func recordsTheCurrentStateThenEveryChange() async {
     let runner = TaskRunner(animation: .instant, clock: ManualClock())
@@ -80,6 +80,34 @@ struct StateRecorderTests {
     #expect(await harness.recorder.waitForTerminalState() == .failed(TestError()))
     // Already terminal: returns at once.
     #expect(await harness.recorder.waitForTerminalState() == .failed(TestError()))
+  }
+
+  @Test func waitingReturnsTheTerminalStateEvenIfAnObserverStartsAnotherRunOnIt() async {
+    let harness = Harness()
+    var restarted = false
+    let token = harness.runner.observe { state in
+      if state == .finished, !restarted {
+        restarted = true
+        harness.runner.start { _ in await Latch().wait() }
+      }
+    }
+    harness.runner.start { _ in }
+    #expect(await harness.recorder.waitForTerminalState() == .finished)
+    #expect(harness.runner.state == .running(0))
+    harness.runner.cancel()
+    token.cancel()
+  }
+
+  @Test func waitingEndsWhenTheWaitingTaskIsCancelled() async {
+    let harness = Harness()
+    harness.runner.start { _ in await Latch().wait() }
+    let waiting = Task { @MainActor in await harness.recorder.waitForTerminalState() }
+    let counting = Task { @MainActor in await harness.recorder.wait(forStateCount: 99) }
+    waiting.cancel()
+    counting.cancel()
+    #expect(await waiting.value == nil)
+    #expect(await counting.value == false)
+    harness.runner.cancel()
   }
 
   @Test func framesAreRecordedOnlyWhenAsked() async {

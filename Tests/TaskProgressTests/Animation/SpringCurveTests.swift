@@ -75,6 +75,29 @@ struct SpringCurveTests {
     #expect((spring.settlingDuration / .seconds(1)).isClose(to: expected, tolerance: 1e-6))
   }
 
+  @Test(arguments: [0.3, 0.9, 0.99, 0.9999, 0.999_999, 1, 1.000_001, 1.0001, 1.01, 2])
+  func theSettlingDurationIsTheLastMomentOutOfTolerance(damping: Double) {
+    let spring = SpringCurve(response: 0.55, dampingFraction: damping)
+    let settling = spring.settlingDuration / .seconds(1)
+    // A fine scan, independent of the solver's reasoning about peaks.
+    var lastFar = 0.0
+    var time = 0.0
+    while time < settling * 1.5 + 1 {
+      if abs(spring.displacement(at: time)) > 1e-3 { lastFar = time }
+      time += 1e-5
+    }
+    #expect(abs(settling - lastFar) < 2e-5, "damping \(damping): \(settling) vs \(lastFar)")
+  }
+
+  @Test func theSettlingDurationIsContinuousAcrossCriticalDamping() {
+    let critical = SpringCurve(response: 0.55, dampingFraction: 1).settlingDuration / .seconds(1)
+    for damping in [0.9999, 0.999_999, 1.000_001, 1.0001] {
+      let near =
+        SpringCurve(response: 0.55, dampingFraction: damping).settlingDuration / .seconds(1)
+      #expect(abs(near - critical) / critical < 1e-3)
+    }
+  }
+
   @Test func criticallyDampedFromRestNeverOvershoots() {
     let spring = SpringCurve.spring(response: 0.55, dampingFraction: 1)
     var previous = 0.0

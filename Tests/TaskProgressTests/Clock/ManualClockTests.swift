@@ -3,7 +3,7 @@ import Testing
 
 @testable import TaskProgress
 
-@Suite("Manual clock")
+@Suite("Manual clock", .timeLimit(.minutes(1)))
 struct ManualClockTests {
   @Test func timeMovesOnlyWhenAdvanced() async {
     let clock = ManualClock()

@@ -3,7 +3,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("Observation token")
+@Suite("Observation token", .timeLimit(.minutes(1)))
 struct ObservationTokenTests {
   @Test func cancelStopsCallsAndIsIdempotent() {
     let runner = TaskRunner(animation: .instant, clock: ManualClock())

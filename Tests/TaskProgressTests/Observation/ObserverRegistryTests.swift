@@ -4,7 +4,7 @@ import Testing
 
 /// Contract point 9: every observer sees the same sequence, whatever the callbacks do.
 @MainActor
-@Suite("Observers")
+@Suite("Observers", .timeLimit(.minutes(1)))
 struct ObserverRegistryTests {
   /// Keeps what one observer saw.
   final class Log {
@@ -101,6 +101,22 @@ struct ObserverRegistryTests {
     #expect(late.states == [.cancelled])
     runner.reset()
     #expect(late.states == [.cancelled, .idle])
+    token.cancel()
+    lateToken?.cancel()
+  }
+
+  @Test func anObserverAddedWhileAResetIsDeliveredSeesIdleOnce() {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    let late = Log()
+    var lateToken: ObservationToken?
+    let token = runner.observe { state in
+      if state == .cancelled, lateToken == nil {
+        lateToken = runner.observe { late.states.append($0) }
+      }
+    }
+    runner.start { _ in await Latch().wait() }
+    runner.reset()
+    #expect(late.states == [.idle])
     token.cancel()
     lateToken?.cancel()
   }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TaskProgress
 
-@Suite("Reporter")
+@Suite("Reporter", .timeLimit(.minutes(1)))
 struct ReporterTests {
   /// A reporter and the mailbox it writes to, without a runner.
   private static func reporter() -> (TaskRunner.Reporter, ProgressMailbox) {

@@ -4,7 +4,7 @@ import Testing
 
 /// The displayed progress on a manual clock: exact values at chosen instants, no waiting.
 @MainActor
-@Suite("Task runner animation")
+@Suite("Task runner animation", .timeLimit(.minutes(1)))
 struct TaskRunnerAnimationTests {
   /// The latches of a scripted run: one pair per reported value.
   final class Script: Sendable {
@@ -136,6 +136,18 @@ struct TaskRunnerAnimationTests {
     }
   }
 
+  @Test func renderersGetAFrameEveryIntervalWhileARunIsActiveAndNoneWhileIdle() async {
+    let harness = Harness(animation: .instant, recordingFrames: true)
+    harness.runner.start { _ in await Latch().wait() }
+    harness.clock.advance(by: frame * 5)
+    #expect(harness.recorder.frames.map(\.time) == (1...5).map { frame * $0 })
+    #expect(harness.recorder.displayedProgressValues == [0, 0, 0, 0, 0])
+    harness.runner.cancel()
+    harness.recorder.removeAll()
+    harness.clock.advance(by: .seconds(5))
+    #expect(harness.recorder.frames.isEmpty)
+  }
+
   @Test func instantFollowsTheStateAtOnce() async {
     let harness = Harness(animation: .instant, recordingFrames: true)
     let script = start(harness, reporting: [0.3])
@@ -163,13 +175,16 @@ struct TaskRunnerAnimationTests {
     #expect(harness.runner.displayedProgress == 1)
   }
 
-  @Test func aNewRunStartsFromAnEmptyBar() async {
+  @Test func aNewRunGlidesBackToZeroFromWhereTheBarIs() async {
     let harness = Harness(animation: .linear)
     _ = await harness.runner.run { _ in }
-    harness.clock.advance(by: .seconds(1))
-    #expect(harness.runner.displayedProgress == 1)
+    harness.clock.advance(by: .milliseconds(175))
+    let onScreen = harness.runner.displayedProgress
+    #expect(onScreen.isClose(to: 0.5))
     harness.runner.start { _ in await Latch().wait() }
-    #expect(harness.runner.displayedProgress == 0)
+    #expect(harness.runner.displayedProgress == onScreen)  // no jump
+    harness.clock.advance(by: .seconds(1))
+    #expect(harness.runner.displayedProgress.isClose(to: 0, tolerance: 1e-12))
     harness.runner.cancel()
   }
 

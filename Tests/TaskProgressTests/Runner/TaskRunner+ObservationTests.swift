@@ -6,7 +6,7 @@ import Testing
 
 /// The runner is `@Observable`: SwiftUI reads `state` and `displayedProgress` directly.
 @MainActor
-@Suite("Task runner with the Observation framework")
+@Suite("Task runner with the Observation framework", .timeLimit(.minutes(1)))
 struct TaskRunnerObservationTests {
   /// Whether `read` touched something that changes during `change`.
   private func changes(

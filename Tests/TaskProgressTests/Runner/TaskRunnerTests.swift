@@ -5,7 +5,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("Task runner")
+@Suite("Task runner", .timeLimit(.minutes(1)))
 struct TaskRunnerTests {
   // MARK: 1. A new runner
 
@@ -24,9 +24,15 @@ struct TaskRunnerTests {
     _ = TaskRunner(clock: SuspendingClock())
   }
 
-  @Test func tooShortAnUpdateIntervalIsRaisedToOneMillisecond() {
+  @Test func theUpdateIntervalIsKeptBetweenOneMillisecondAndAMinute() {
     #expect(TaskRunner(updateInterval: .zero).updateInterval == .milliseconds(1))
     #expect(TaskRunner(updateInterval: .seconds(-5)).updateInterval == .milliseconds(1))
+    #expect(TaskRunner(updateInterval: .seconds(Int64.max)).updateInterval == .seconds(60))
+  }
+
+  @Test func aHugeUpdateIntervalNeverTrapsOnARealClock() async {
+    let runner = TaskRunner(updateInterval: .seconds(Int64.max))
+    #expect(await runner.run { _ in } == .finished)
   }
 
   // MARK: 2. Starting
@@ -250,10 +256,32 @@ struct TaskRunnerTests {
     harness.runner.start { _ in await Latch().wait() }
     #expect(harness.clock.scheduledWakeUps == 1)
     harness.runner.cancel()
-    harness.clock.advance(by: frame)
-    #expect(harness.clock.scheduledWakeUps == 0)
+    #expect(harness.clock.scheduledWakeUps == 0)  // the pending frame is withdrawn at once
     harness.clock.advance(by: .seconds(10))
     #expect(harness.clock.scheduledWakeUps == 0)
+  }
+
+  @Test func aFrameWhoseWakeUpRacedItsCancellationNeverStartsASecondFrameLoop() async {
+    let clock = RacyClock()
+    let runner = TaskRunner(animation: .instant, clock: clock)
+    runner.start { _ in await Latch().wait() }
+    while clock.pendingCount == 0 { await Task.yield() }  // frame 1 sleeps
+    clock.fire(advancing: frame)  // frame 1 wakes: its job is queued on the main actor
+    runner.cancel()  // too late to stop frame 1's task
+    runner.start { _ in await Latch().wait() }  // schedules frame 2
+    while clock.pendingCount == 0 { await Task.yield() }  // frame 2 sleeps
+    for _ in 0..<100 { await Task.yield() }  // stale frame 1 runs, if it is going to
+    #expect(clock.pendingCount == 1)
+    runner.cancel()
+  }
+
+  @Test func releasingTheRunnerWithdrawsItsFrame() async {
+    let clock = ManualClock()
+    var runner: TaskRunner? = TaskRunner(clock: clock)
+    runner?.start { _ in await Latch().wait() }
+    #expect(clock.scheduledWakeUps == 1)
+    runner = nil
+    #expect(clock.scheduledWakeUps == 0)
   }
 
   // MARK: 5. How a run ends
@@ -403,15 +431,29 @@ struct TaskRunnerTests {
 
   @Test func resetWhileRunningCancelsFirst() async {
     let harness = Harness()
+    let reached = Latch()
     let sawCancellation = Latch()
     harness.runner.start { _ in
-      await Latch().wait()
-      sawCancellation.open()
+      reached.open()
+      await Latch().wait()  // returns when the task is cancelled
+      if Task.isCancelled { sawCancellation.open() }
     }
+    await reached.wait()
     harness.runner.reset()
     #expect(harness.runner.state == .idle)
     #expect(harness.recorder.states == [.idle, .running(0), .cancelled, .idle])
     await sawCancellation.wait()
+    #expect(sawCancellation.isOpen)
+  }
+
+  @Test func aRunCancelledBeforeItsTaskBeganNeverCallsTheOperation() async {
+    let harness = Harness()
+    let called = Locked(false)
+    harness.runner.start { _ in called.withLock { $0 = true } }
+    harness.runner.reset()
+    await harness.runner.lastRunTask?.value
+    #expect(!called.withLock { $0 })
+    #expect(harness.recorder.states == [.idle, .running(0), .cancelled, .idle])
   }
 
   @Test func resetWhenIdleDoesNothing() {
@@ -468,6 +510,45 @@ struct TaskRunnerTests {
     runner.reset()
     #expect(await reset == .cancelled)
     #expect(runner.state == .idle)
+  }
+
+  @Test func runAnswersForItsOwnRunWhenAnObserverResetsTheRunnerAsItStarts() async {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    let token = runner.observe { state in
+      if state.phase == .running { runner.reset() }
+    }
+    #expect(await runner.run { _ in await Latch().wait() } == .cancelled)
+    #expect(runner.state == .idle)
+    token.cancel()
+  }
+
+  @Test func runAnswersForItsOwnRunWhenAnObserverReplacesIt() async {
+    let harness = Harness()
+    var replaced = false
+    let token = harness.runner.observe { state in
+      if state.phase == .running, !replaced {
+        replaced = true
+        harness.runner.cancel()
+        harness.runner.start { _ in throw TestError(message: "the other run") }
+      }
+    }
+    #expect(await harness.runner.run { _ in } == .cancelled)
+    await harness.recorder.waitForTerminalState()
+    #expect(harness.runner.state == .failed(TestError(message: "the other run")))
+    token.cancel()
+  }
+
+  @Test func runFromAnAlreadyCancelledTaskIsCancelledAndNeverCallsTheOperation() async {
+    let harness = Harness()
+    let called = Locked(false)
+    let waiting = Task { @MainActor in
+      withUnsafeCurrentTask { $0?.cancel() }
+      return await harness.runner.run { _ in called.withLock { $0 = true } }
+    }
+    #expect(await waiting.value == .cancelled)
+    await harness.runner.lastRunTask?.value
+    #expect(!called.withLock { $0 })
+    #expect(harness.recorder.phases == [.idle, .running, .cancelled])
   }
 
   @Test func cancellingTheAwaitingTaskCancelsTheRun() async {
