@@ -1,0 +1,266 @@
+/// Draws a runner's progress on a terminal, or as plain lines where there is none.
+///
+/// ```swift
+/// let runner = TaskRunner()
+/// let token = runner.attach(TerminalRenderer(label: "Importing"))
+/// await runner.run(over: files) { file in try await importFile(file) }
+/// ```
+///
+/// On an interactive terminal the bar redraws in place, at most 20 times a second (transitions are
+/// drawn at once), with eighth-block characters for sub-cell precision (`#` where the locale is not
+/// UTF-8), the percentage, `completed/total` when the work counts, and a rate and ETA from a
+/// smoothed rate once there is enough to estimate. It draws the runner's animated
+/// ``TaskRunner/displayedProgress`` and ends with the exact final state: a full bar when the run
+/// finished, the reason in one line when it failed. The width follows the terminal as it is
+/// resized, the cursor is hidden while the bar is drawn and shown again when the run ends, when
+/// ``restoreTerminal()`` is called, and when `SIGINT`, `SIGTERM` or `SIGHUP` ends the process.
+/// Colour marks finished and failed lines where allowed (not with `NO_COLOR` or `TERM=dumb`).
+///
+/// ```
+/// Importing ▕█████████████████▌           ▏  61%  61/100  24.8 it/s  ETA 0:01
+/// ```
+///
+/// Anywhere else (a pipe, a file, CI) it writes plain lines, with no carriage return and no escape
+/// sequence: one per transition and at most one per 10% of progress, however many reports there are.
+///
+/// ```
+/// Importing: started
+/// Importing: 10%  10/100
+/// ...
+/// Importing: finished in 4.1s  100/100
+/// ```
+@MainActor
+public final class TerminalRenderer: ProgressRenderer {
+  /// The longest the interactive bar waits between two redraws: 20 per second, as indicatif.
+  public static let redrawInterval: Duration = .milliseconds(50)
+  /// How long the moving block of an indeterminate bar takes to go there and back.
+  static let indeterminatePeriod: Duration = .seconds(2)
+
+  /// The text before the bar, or before each plain line.
+  public let label: String
+  private let output: any TerminalOutput
+  private let restoresTerminalOnSignals: Bool
+
+  /// The running part of the run being drawn, if one is.
+  private var run: Run?
+  /// The last interactive line written, while the bar is open (no newline yet).
+  private var openLine: String?
+  private var lastDraw: Duration?
+  private var isCursorHidden = false
+
+  private struct Run {
+    var start: Duration
+    var estimator = RateEstimator()
+    var progress: RunProgress = .zero
+    /// The last 10% step a plain line was written for.
+    var lastPlainStep = 0
+  }
+
+  /// Creates a renderer.
+  ///
+  /// - Parameters:
+  ///   - label: The text before the bar; empty for none.
+  ///   - output: Where to draw: standard output by default.
+  ///   - restoresTerminalOnSignals: Whether to show the cursor again when `SIGINT`, `SIGTERM` or
+  ///     `SIGHUP` ends the process while a bar is drawn. Only signals left at their default
+  ///     disposition are handled; a program with its own handlers calls ``restoreTerminal()``.
+  public init(
+    label: String = "",
+    output: any TerminalOutput = TerminalStream.standardOutput,
+    restoresTerminalOnSignals: Bool = true
+  ) {
+    self.label = label.filter { !$0.isNewline }
+    self.output = output
+    self.restoresTerminalOnSignals = restoresTerminalOnSignals
+  }
+
+  /// A renderer on standard output, as swift-log's `StreamLogHandler.standardOutput(label:)`.
+  public static func standardOutput(label: String = "") -> TerminalRenderer {
+    TerminalRenderer(label: label, output: TerminalStream.standardOutput)
+  }
+
+  /// Draws one update from the runner.
+  public func render(_ update: ProgressUpdate) {
+    switch (update.reason, update.state) {
+    case (.stateChanged, .running(let progress)):
+      if run == nil {
+        begin(at: update.time, progress: progress)
+      }
+      run?.progress = progress
+      if let fraction = progress.fractionCompleted {
+        run?.estimator.add(fraction: fraction, at: update.time)
+      }
+      if output.capabilities.isInteractive {
+        drawBar(update, force: false)
+      } else {
+        writePlainStep(progress)
+      }
+    case (.frame, .running):
+      if output.capabilities.isInteractive {
+        drawBar(update, force: false)
+      }
+    case (.stateChanged, .finished), (.stateChanged, .failed), (.stateChanged, .cancelled):
+      finish(update)
+    case (.stateChanged, .idle), (.frame, _):
+      break
+    }
+  }
+
+  /// Ends a bar in progress on its own line and shows the cursor again.
+  ///
+  /// The renderer does this by itself when a run ends. Call it when the program stops drawing for
+  /// another reason, such as a signal it handles itself.
+  public func restoreTerminal() {
+    if openLine != nil {
+      output.write("\n")
+      openLine = nil
+    }
+    showCursor()
+  }
+
+  // MARK: - Runs
+
+  private func begin(at time: Duration, progress: RunProgress) {
+    run = Run(start: time)
+    run?.estimator.reset(fraction: progress.fractionCompleted ?? 0, at: time)
+    lastDraw = nil
+    if !output.capabilities.isInteractive {
+      output.write(prefixed("started") + "\n")
+    }
+  }
+
+  private func finish(_ update: ProgressUpdate) {
+    guard let run else { return }
+    let elapsed = TerminalFormat.elapsed(update.time - run.start)
+    let lastFraction = run.progress.fractionCompleted
+    let finished = update.state.phase == .finished
+    let counts = countsText(run.progress, finished: finished)
+    if output.capabilities.isInteractive {
+      let status: ProgressLine.Status
+      switch update.state {
+      case .failed(let error): status = .failure("failed after \(elapsed): " + oneLine(error))
+      case .cancelled: status = .note("cancelled after \(elapsed)")
+      default: status = .success("done in \(elapsed)")
+      }
+      var line = ProgressLine(label: label, counts: counts, status: status)
+      line.reserved = .forRun(total: run.progress.totalCount, determinate: lastFraction != nil)
+      line.fraction = finished ? 1 : lastFraction ?? 0
+      write(line, force: true, time: update.time)
+      output.write("\n")
+      openLine = nil
+      showCursor()
+    } else {
+      let position = [lastFraction.map { TerminalFormat.percent($0) + "%" }, counts]
+        .compactMap { $0 }.joined(separator: " ")
+      let at = position.isEmpty ? "" : " at " + position
+      let text =
+        switch update.state {
+        case .failed(let error): "failed after \(elapsed)\(at): " + oneLine(error)
+        case .cancelled: "cancelled after \(elapsed)\(at)"
+        default: "finished in \(elapsed)" + (counts.map { "  " + $0 } ?? "")
+        }
+      output.write(prefixed(text) + "\n")
+    }
+    self.run = nil
+  }
+
+  // MARK: - Interactive drawing
+
+  private func drawBar(_ update: ProgressUpdate, force: Bool) {
+    guard var run else { return }
+    if let lastDraw, !force, update.time - lastDraw < TerminalRenderer.redrawInterval {
+      return
+    }
+    var line = ProgressLine(label: label, counts: countsText(run.progress, finished: false))
+    line.reserved = .forRun(
+      total: run.progress.totalCount, determinate: !run.progress.isIndeterminate)
+    if run.progress.isIndeterminate {
+      line.indeterminatePosition = bouncing(update.time - run.start)
+    } else {
+      line.fraction = update.displayedProgress
+      let fraction = run.progress.fractionCompleted ?? 0
+      if let remaining = run.estimator.remaining(at: fraction) {
+        line.eta = "ETA " + TerminalFormat.remaining(remaining)
+        if let rate = run.estimator.rate, let total = run.progress.totalCount, total > 0 {
+          line.rate = TerminalFormat.rate(rate * Double(total))
+        }
+      }
+    }
+    self.run = run
+    write(line, force: force, time: update.time)
+  }
+
+  private func write(_ line: ProgressLine, force: Bool, time: Duration) {
+    let capabilities = output.capabilities
+    let (text, overflow) = line.rendered(
+      width: output.columns, unicode: capabilities.supportsUnicode,
+      color: capabilities.supportsColor)
+    guard force || text != openLine else { return }
+    hideCursor()
+    if capabilities.supportsEscapeSequences {
+      output.write("\r" + text + "\u{1B}[K")
+    } else {
+      // A dumb terminal: blank out what the last line left behind, without escape sequences.
+      let leftover = max((openLine?.count ?? 0) - text.count, 0)
+      output.write("\r" + text + String(repeating: " ", count: leftover))
+    }
+    if let overflow {
+      output.write("\n" + overflow)
+    }
+    openLine = text
+    lastDraw = time
+  }
+
+  private func hideCursor() {
+    guard !isCursorHidden, output.capabilities.supportsEscapeSequences else { return }
+    output.write("\u{1B}[?25l")
+    isCursorHidden = true
+    if restoresTerminalOnSignals, let stream = output as? TerminalStream {
+      TerminalSignalGuard.acquire(fileDescriptor: stream.fileDescriptor)
+    }
+  }
+
+  private func showCursor() {
+    guard isCursorHidden else { return }
+    output.write("\u{1B}[?25h")
+    isCursorHidden = false
+    if restoresTerminalOnSignals, output is TerminalStream {
+      TerminalSignalGuard.release()
+    }
+  }
+
+  /// A triangle wave in `0...1`: where the block of an indeterminate bar is after `elapsed`.
+  private func bouncing(_ elapsed: Duration) -> Double {
+    let phase = (elapsed / TerminalRenderer.indeterminatePeriod).truncatingRemainder(dividingBy: 1)
+    return phase < 0.5 ? phase * 2 : 2 - phase * 2
+  }
+
+  // MARK: - Plain lines
+
+  private func writePlainStep(_ progress: RunProgress) {
+    guard var run, let fraction = progress.fractionCompleted else { return }
+    let step = Int((fraction * 10).rounded(.down))
+    guard step > run.lastPlainStep else { return }
+    run.lastPlainStep = step
+    self.run = run
+    let counts = countsText(progress, finished: false).map { "  " + $0 } ?? ""
+    output.write(prefixed(TerminalFormat.percent(fraction) + "%" + counts) + "\n")
+  }
+
+  private func prefixed(_ text: String) -> String {
+    label.isEmpty ? text : label + ": " + text
+  }
+
+  // MARK: - Text
+
+  private func countsText(_ progress: RunProgress, finished: Bool) -> String? {
+    guard let completed = progress.completedCount else { return nil }
+    guard let total = progress.totalCount else { return "\(completed)" }
+    return finished ? "\(total)/\(total)" : "\(completed)/\(total)"
+  }
+
+  /// An error's description on one line.
+  private func oneLine(_ error: any Error) -> String {
+    String(String(describing: error).map { $0.isNewline ? " " : $0 })
+  }
+}
