@@ -1,0 +1,218 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Appends a runner's progress to a log file as JSON Lines.
+///
+/// ```swift
+/// let log = try LogFileRenderer(path: "import.log", label: "import")
+/// log.onError = { error in print(error) }       // or read `lastError`, or `try log.flush()`
+/// let token = runner.attach(log)
+/// ```
+///
+/// Each line is one JSON object with an ISO 8601 UTC timestamp with milliseconds, the phase, the
+/// fraction, `completed` and `total` when the work counts, the time since the run started, and the
+/// error's description when it failed:
+///
+/// ```
+/// {"time":"2026-11-29T14:35:03.123Z","label":"import","phase":"running","fraction":0.42,"completed":42,"total":100,"elapsed":1.234}
+/// ```
+///
+/// A line is written for every transition, and for progress when it moved by at least 1% or a
+/// second has passed since the last line. Opening never truncates: lines are appended
+/// (`O_APPEND`), each in a single `write`, so two runners logging to one file never interleave
+/// half lines. The file is flushed to storage at every terminal state.
+///
+/// A path that cannot be opened throws a ``LogFileError`` naming the path and the system's reason.
+/// A write that fails later (a full disk) is surfaced, never swallowed: through ``onError``,
+/// ``lastError``, and the next ``flush()``.
+@MainActor
+public final class LogFileRenderer: ProgressRenderer {
+  /// The path the renderer appends to.
+  public let path: String
+  /// The label written in every line; empty for none.
+  public let label: String
+  /// The last write or flush that failed, if any; it stays until another one fails.
+  public private(set) var lastError: LogFileError?
+  /// A write that failed since the last ``flush()``, which that call throws.
+  private var unflushedWriteError: LogFileError?
+  /// Called on the main actor for every write or flush that fails.
+  public var onError: (@MainActor (LogFileError) -> Void)?
+
+  private let file: OpenFile
+  private let wallClock: @Sendable () -> Duration
+  private var runStart: Duration?
+  private var lastLine: (time: Duration, phase: RunPhase, progress: RunProgress?)?
+
+  /// Progress moves a line is written for: 1%.
+  static let fractionStep = 0.01
+  /// The longest progress goes unlogged while it changes.
+  static let timeStep: Duration = .seconds(1)
+
+  /// Opens `path` for appending, creating it if needed.
+  ///
+  /// - Parameters:
+  ///   - path: The file to append to. Its folder must exist.
+  ///   - label: A label written in every line, to tell runs apart in a shared file.
+  ///   - wallClock: The time since 1970-01-01T00:00:00Z for the timestamps; the system's real-time
+  ///     clock by default. Tests pass a fixed one.
+  /// - Throws: ``LogFileError`` when the file cannot be opened: a missing folder, a folder, no
+  ///   permission.
+  public init(
+    path: String, label: String = "",
+    wallClock: @escaping @Sendable () -> Duration = LogFileRenderer.systemTime
+  ) throws(LogFileError) {
+    self.path = path
+    self.label = label
+    self.wallClock = wallClock
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else {
+      throw LogFileError(path: path, operation: .open, code: errno)
+    }
+    self.file = OpenFile(descriptor: descriptor)
+  }
+
+  /// The system's real-time clock, as time since 1970-01-01T00:00:00Z.
+  public nonisolated static func systemTime() -> Duration {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return .seconds(Int64(now.tv_sec)) + .nanoseconds(Int64(now.tv_nsec))
+  }
+
+  /// Appends the lines this update calls for.
+  public func render(_ update: ProgressUpdate) {
+    guard update.reason == .stateChanged else { return }
+    let state = update.state
+    guard lastLine != nil || state.phase != .idle else { return }  // attached to an idle runner
+    let progress = state.progress
+    if state.phase == .running && lastLine?.phase != .running {
+      runStart = update.time
+    }
+    if let lastLine, lastLine.phase == .running, state.phase == .running, let progress,
+      !isWorthALine(progress, since: lastLine.progress, elapsed: update.time - lastLine.time)
+    {
+      return
+    }
+    var line = LogLine(
+      time: wallClock(), label: label, phase: state.phase, fraction: state.fractionCompleted,
+      completed: progress?.completedCount, total: progress?.totalCount,
+      elapsed: runStart.map { update.time - $0 }, error: state.error.map { String(describing: $0) })
+    if state.phase == .idle {
+      line.elapsed = nil
+    }
+    append(line.encoded())
+    lastLine = (update.time, state.phase, progress)
+    if state.phase.isTerminal {
+      runStart = nil
+      syncToStorage()
+    }
+  }
+
+  /// Flushes what was written to storage.
+  ///
+  /// - Throws: The ``LogFileError`` of a write that failed since the last call, or of the flush.
+  public func flush() throws(LogFileError) {
+    if let error = unflushedWriteError {
+      unflushedWriteError = nil
+      throw error
+    }
+    if let error = syncToStorage() {
+      throw error
+    }
+  }
+
+  /// Asks the system to put the file on storage; reports and returns a failure.
+  @discardableResult
+  private func syncToStorage() -> LogFileError? {
+    guard !file.sync() else { return nil }
+    let code = errno
+    // Pipes, terminals and device files such as /dev/full cannot be synced; nothing is lost.
+    guard code != EINVAL && code != EROFS && code != ENOTSUP else { return nil }
+    let error = LogFileError(path: path, operation: .flush, code: code)
+    report(error)
+    return error
+  }
+
+  /// Closes the file, after which updates are not written; releasing the renderer closes it too.
+  public func close() {
+    file.close()
+  }
+
+  private func isWorthALine(
+    _ progress: RunProgress, since last: RunProgress?, elapsed: Duration
+  ) -> Bool {
+    guard let last else { return true }
+    if let fraction = progress.fractionCompleted, let lastFraction = last.fractionCompleted {
+      if abs(fraction - lastFraction) >= LogFileRenderer.fractionStep { return true }
+    } else if progress.isIndeterminate != last.isIndeterminate {
+      return true
+    }
+    return progress != last && elapsed >= LogFileRenderer.timeStep
+  }
+
+  private func append(_ text: String) {
+    guard let code = file.append(text) else { return }
+    let error = LogFileError(path: path, operation: .write, code: code)
+    unflushedWriteError = error
+    report(error)
+  }
+
+  private func report(_ error: LogFileError) {
+    lastError = error
+    onError?(error)
+  }
+}
+
+/// The open descriptor, closed exactly once, also from the renderer's `deinit`.
+private final class OpenFile: Sendable {
+  private let descriptor: Int32
+  private let isOpen = Locked(true)
+
+  init(descriptor: Int32) {
+    self.descriptor = descriptor
+  }
+
+  deinit {
+    close()
+  }
+
+  /// Writes `text` in one `write`; returns the `errno` of a failure, `EIO` for a short write.
+  func append(_ text: String) -> Int32? {
+    guard isOpen.withLock({ $0 }) else { return EBADF }
+    var text = text
+    return text.withUTF8 { buffer in
+      while true {
+        let written = write(descriptor, buffer.baseAddress, buffer.count)
+        if written == buffer.count { return nil }
+        if written < 0 && errno == EINTR { continue }
+        // A short write leaves a partial line: report it rather than appending the rest later,
+        // where another writer's line may already follow.
+        return written < 0 ? errno : EIO
+      }
+    }
+  }
+
+  func sync() -> Bool {
+    guard isOpen.withLock({ $0 }) else { return true }
+    return fsync(descriptor) == 0
+  }
+
+  func close() {
+    let wasOpen = isOpen.withLock { isOpen in
+      defer { isOpen = false }
+      return isOpen
+    }
+    if wasOpen {
+      _ = closeDescriptor(descriptor)
+    }
+  }
+}
+
+/// `close(2)`, named apart from the methods called `close`.
+private func closeDescriptor(_ descriptor: Int32) -> Int32 {
+  close(descriptor)
+}

@@ -1,0 +1,108 @@
+/// One JSON Lines record of the log file: a pure value, so its encoding is tested and fuzzed alone.
+///
+/// ```json
+/// {"time":"2026-11-29T14:35:03.123Z","label":"import","phase":"running","fraction":0.42,"completed":42,"total":100,"elapsed":1.234}
+/// ```
+struct LogLine: Equatable {
+  /// Wall-clock time since 1970-01-01T00:00:00Z.
+  var time: Duration
+  var label: String
+  var phase: RunPhase
+  var fraction: Double?
+  var completed: Int?
+  var total: Int?
+  /// Time since the run started, on the runner's clock.
+  var elapsed: Duration?
+  var error: String?
+
+  /// The record as one line of JSON, ending with a newline.
+  func encoded() -> String {
+    var json = "{\"time\":\"" + LogLine.iso8601(time) + "\""
+    if !label.isEmpty {
+      json += ",\"label\":" + LogLine.quoted(label)
+    }
+    json += ",\"phase\":\"\(phase)\""
+    json += ",\"fraction\":" + (fraction.map(LogLine.number) ?? "null")
+    if let completed { json += ",\"completed\":\(completed)" }
+    if let total { json += ",\"total\":\(total)" }
+    if let elapsed { json += ",\"elapsed\":" + LogLine.seconds(elapsed) }
+    if let error { json += ",\"error\":" + LogLine.quoted(error) }
+    return json + "}\n"
+  }
+
+  /// A JSON string literal: quotes, backslashes and control characters escaped, the rest as UTF-8.
+  static func quoted(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      case "\t": result += "\\t"
+      case "\u{08}": result += "\\b"
+      case "\u{0C}": result += "\\f"
+      case "\u{00}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result + "\""
+  }
+
+  /// A finite number in JSON's syntax; `null` for the non-finite, which JSON cannot spell.
+  static func number(_ value: Double) -> String {
+    guard value.isFinite else { return "null" }
+    return "\(value)"
+  }
+
+  /// Seconds with millisecond precision: `1.234`.
+  static func seconds(_ duration: Duration) -> String {
+    let milliseconds = Int64((duration / .milliseconds(1)).rounded())
+    let sign = milliseconds < 0 ? "-" : ""
+    let magnitude = milliseconds.magnitude
+    let fraction = String(magnitude % 1000)
+    return sign + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count)
+      + fraction
+  }
+
+  /// An ISO 8601 UTC timestamp with milliseconds, such as `2026-11-29T14:35:03.123Z`.
+  static func iso8601(_ sinceEpoch: Duration) -> String {
+    let milliseconds =
+      sinceEpoch.components.seconds * 1000
+      + sinceEpoch.components.attoseconds / 1_000_000_000_000_000
+    let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
+    let (year, month, day) = civilDate(daysSinceEpoch: days)
+    let seconds = dayMilliseconds / 1000
+    return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(seconds / 3600, 2)
+      + ":"
+      + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2) + "."
+      + pad(dayMilliseconds % 1000, 3)
+      + "Z"
+  }
+
+  /// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's algorithm).
+  static func civilDate(daysSinceEpoch: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    let shifted = daysSinceEpoch + 719_468
+    let (era, dayOfEra) = floorDivision(shifted, 146_097)
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    return (year, month, day)
+  }
+
+  private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+    let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
+    return (quotient, value - quotient * divisor)
+  }
+
+  private static func pad(_ value: Int64, _ width: Int) -> String {
+    let digits = String(value.magnitude)
+    let sign = value < 0 ? "-" : ""
+    return sign + String(repeating: "0", count: max(width - digits.count, 0)) + digits
+  }
+}

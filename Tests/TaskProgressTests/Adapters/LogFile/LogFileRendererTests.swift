@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+
+@testable import TaskProgress
+
+@MainActor
+@Suite("Log file renderer", .timeLimit(.minutes(1)))
+struct LogFileRendererTests {
+  /// A fresh folder under the system's temporary folder.
+  private func temporaryFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("TaskProgressTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+  }
+
+  /// A wall clock that starts at 2026-11-29T14:35:03Z and moves 1 ms per reading.
+  private func steppingClock() -> @Sendable () -> Duration {
+    let readings = Locked<Int64>(0)
+    return {
+      let reading = readings.withLock { reading in
+        defer { reading += 1 }
+        return reading
+      }
+      return .seconds(1_795_962_903) + .milliseconds(reading)
+    }
+  }
+
+  private func objects(in url: URL) throws -> [[String: Any]] {
+    let text = try String(contentsOf: url, encoding: .utf8)
+    #expect(text.hasSuffix("\n"))
+    return try text.split(separator: "\n").map { line in
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+      return try #require(object as? [String: Any], "not an object: \(line)")
+    }
+  }
+
+  @Test func everyLineParsesAndTellsTheRunsStory() async throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let log = try LogFileRenderer(path: url.path, label: "import", wallClock: steppingClock())
+    await ScriptedRun().play(into: log)
+    let lines = try objects(in: url)
+    #expect(
+      lines.map { $0["phase"] as? String } == Array(repeating: "running", count: 7) + ["finished"])
+    #expect(lines.map { $0["completed"] as? Int } == [nil, 5, 10, 20, 30, 45, 50, nil])
+    #expect(lines.dropFirst().dropLast().allSatisfy { $0["total"] as? Int == 50 })
+    #expect(lines.allSatisfy { $0["label"] as? String == "import" })
+    #expect(lines.last?["fraction"] as? Double == 1)
+    #expect(lines.last?["elapsed"] as? Double == 1.2)
+    let times = lines.compactMap { $0["time"] as? String }
+    #expect(times.first == "2026-11-29T14:35:03.000Z")
+    #expect(times.count == lines.count)
+    #expect(log.lastError == nil)
+  }
+
+  @Test func aFailureLogsTheErrorsDescription() async throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let log = try LogFileRenderer(path: url.path, wallClock: steppingClock())
+    var script = ScriptedRun()
+    script.failAfter = 2
+    script.error = TestError(message: "disk \"full\"\nat chunk 7")
+    await script.play(into: log)
+    let last = try #require(try objects(in: url).last)
+    #expect(last["phase"] as? String == "failed")
+    #expect(last["error"] as? String == "disk \"full\"\nat chunk 7")
+    #expect(last["label"] == nil)
+  }
+
+  @Test func openingAppendsAndNeverTruncates() async throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    try "{\"old\":true}\n".write(to: url, atomically: false, encoding: .utf8)
+    await ScriptedRun().play(into: try LogFileRenderer(path: url.path))
+    await ScriptedRun().play(into: try LogFileRenderer(path: url.path))
+    let lines = try objects(in: url)
+    #expect(lines.first?["old"] as? Bool == true)
+    #expect(lines.filter { $0["phase"] as? String == "finished" }.count == 2)
+  }
+
+  @Test func progressIsLoggedPerPercentOrPerSecondNotPerReport() async throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    var fast = ScriptedRun()
+    fast.counts = Array(1...1_000)  // 0.1% steps, 10 ms apart: a line per 1%
+    fast.total = 1_000
+    fast.step = .milliseconds(10)
+    fast.animation = .instant
+    await fast.play(into: try LogFileRenderer(path: url.path))
+    let fastLines = try objects(in: url).filter { $0["phase"] as? String == "running" }
+    #expect((95...105).contains(fastLines.count))
+
+    let slowURL = try temporaryFolder().appendingPathComponent("slow.log")
+    var slow = ScriptedRun()
+    slow.counts = Array(1...30)  // 0.1% steps, 200 ms apart: a line per second
+    slow.total = 1_000
+    slow.step = .milliseconds(200)
+    slow.animation = .instant
+    await slow.play(into: try LogFileRenderer(path: slowURL.path))
+    let slowLines = try objects(in: slowURL).filter { $0["phase"] as? String == "running" }
+    let elapsed = slowLines.compactMap { $0["elapsed"] as? Double }
+    #expect((6...8).contains(slowLines.count))
+    for (previous, next) in zip(elapsed.dropFirst(), elapsed.dropFirst(2)) {
+      #expect(next - previous >= 1 - 1e-9)
+    }
+  }
+
+  @Test func attachingToAnIdleRunnerWritesNothingButAResetIsLogged() async throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let harness = Harness()
+    let token = harness.runner.attach(try LogFileRenderer(path: url.path))
+    #expect(try String(contentsOf: url, encoding: .utf8).isEmpty)
+    await harness.runner.run { _ in }
+    harness.runner.reset()
+    #expect(try objects(in: url).map { $0["phase"] as? String } == ["running", "finished", "idle"])
+    token.cancel()
+  }
+
+  @Test func twoRunnersAppendingToOneFileNeverInterleaveHalfLines() async throws {
+    let url = try temporaryFolder().appendingPathComponent("shared.log")
+    var script = ScriptedRun()
+    script.counts = Array(1...200)
+    script.total = 200
+    script.step = .milliseconds(20)
+    let first = try LogFileRenderer(path: url.path, label: "first")
+    let second = try LogFileRenderer(path: url.path, label: "second")
+    let one = Task { await script.play(into: first) }
+    let two = Task { await script.play(into: second) }
+    await one.value
+    await two.value
+    let lines = try objects(in: url)
+    #expect(lines.filter { $0["label"] as? String == "first" }.count > 10)
+    #expect(lines.filter { $0["label"] as? String == "second" }.count > 10)
+  }
+
+  // MARK: - Errors
+
+  @Test func aMissingFolderIsAnErrorNamingThePathAndTheReason() throws {
+    let path = try temporaryFolder().appendingPathComponent("no/such/folder/run.log").path
+    #expect {
+      _ = try LogFileRenderer(path: path)
+    } throws: { error in
+      guard let error = error as? LogFileError else { return false }
+      return error.operation == .open && error.code == ENOENT && error.path == path
+        && error.description == "cannot open log file '\(path)': No such file or directory"
+    }
+  }
+
+  @Test func aFolderIsAnError() throws {
+    let path = try temporaryFolder().path
+    #expect {
+      _ = try LogFileRenderer(path: path)
+    } throws: { error in
+      (error as? LogFileError)?.code == EISDIR
+        && "\(error)" == "cannot open log file '\(path)': Is a directory"
+    }
+  }
+
+  @Test(
+    .disabled(if: getuid() == 0, "root may write anywhere, so a read-only folder proves nothing"))
+  func aReadOnlyFolderIsAnError() throws {
+    let folder = try temporaryFolder()
+    try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
+    defer {
+      try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+    }
+    #expect(throws: LogFileError.self) {
+      _ = try LogFileRenderer(path: folder.appendingPathComponent("run.log").path)
+    }
+  }
+
+  @Test func aFullDiskIsSurfacedThroughTheCallbackLastErrorAndFlush() async throws {
+    let log = try LogFileRenderer(path: "/dev/full")
+    var reported: [LogFileError] = []
+    log.onError = { reported.append($0) }
+    await ScriptedRun().play(into: log)
+    #expect(!reported.isEmpty)
+    #expect(reported.allSatisfy { $0.operation == .write && $0.code == ENOSPC })
+    #expect(
+      reported.first?.description == "cannot write to log file '/dev/full': No space left on device"
+    )
+    #expect(log.lastError?.code == ENOSPC)
+    #expect(throws: LogFileError.self) { try log.flush() }
+  }
+
+  @Test func aClosedLogWritesNothingMore() async throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let log = try LogFileRenderer(path: url.path)
+    log.close()
+    log.close()
+    await ScriptedRun().play(into: log)
+    #expect(try String(contentsOf: url, encoding: .utf8).isEmpty)
+    #expect(log.lastError?.code == EBADF)
+  }
+}
