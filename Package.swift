@@ -34,6 +34,13 @@ let package = Package(
       path: "Examples/heavy-task",
       swiftSettings: swiftSettings
     ),
+    // The seed's SwiftUI view on TaskProgress; compiles to nothing where SwiftUI does not exist.
+    .target(
+      name: "SwiftUIExample",
+      dependencies: ["TaskProgress"],
+      path: "Examples/SwiftUI",
+      swiftSettings: swiftSettings
+    ),
     .executableTarget(
       name: "progress-bench",
       dependencies: ["TaskProgress"],
@@ -43,6 +50,11 @@ let package = Package(
     .testTarget(
       name: "TaskProgressTests",
       dependencies: ["TaskProgress"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "HeavyTaskTests",
+      dependencies: ["heavy-task"],
       swiftSettings: swiftSettings
     ),
   ],

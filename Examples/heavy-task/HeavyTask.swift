@@ -1,12 +1,50 @@
 import TaskProgress
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// `heavy-task`: the seed's SwiftUI view (a "Perform a Heavy Task" button above a progress view)
+/// on one ``TaskRunner``, drawn in a terminal by ``TerminalRenderer``.
 @main
 struct HeavyTask {
   static func main() async {
-    let runner = TaskRunner()
-    let token = runner.observe { state in print(state) }
-    let items = Array(1...10)
-    _ = await runner.run(over: items) { _ in try await Task.sleep(for: .milliseconds(20)) }
-    token.cancel()
+    // A reader that goes away (`heavy-task | head -1`) ends our writes, not the process.
+    signal(SIGPIPE, SIG_IGN)
+    let status = await run(Array(CommandLine.arguments.dropFirst()))
+    exit(status.rawValue)
+  }
+
+  @MainActor
+  static func run(_ arguments: [String]) async -> ExitStatus {
+    let options: Options
+    do {
+      options = try Options.parse(arguments)
+    } catch {
+      printError("\(error) (see 'heavy-task --help')")
+      return .usage
+    }
+    if options.showsHelp {
+      TerminalStream.standardOutput.write(Options.usage + "\n")
+      return .finished
+    }
+    var log: LogFileRenderer?
+    if let path = options.logPath {
+      do {
+        log = try LogFileRenderer(path: path, label: "heavy-task")
+      } catch {
+        printError(error.description)
+        return .cannotWriteLog
+      }
+    }
+    let work = HeavyTaskWork(options: options)
+    if Console.isInteractive {
+      return await InteractiveSession(work: work).run(log: log)
+    }
+    return await PipedSession(work: work).run(log: log)
   }
 }

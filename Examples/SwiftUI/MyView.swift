@@ -1,0 +1,38 @@
+// The seed's view, on TaskProgress. Compare with the original: no AsyncStream, no consumer task to
+// cancel, no `defer { continuation.finish() }`, no `withAnimation` per value, no trap on an empty
+// collection, no work on the main actor.
+#if canImport(SwiftUI)
+import SwiftUI
+import TaskProgress
+
+struct MyView: View {
+  @State private var runner = TaskRunner()
+  let objects: [HeavyObject]
+
+  var body: some View {
+    Button("Perform a Heavy Task") {
+      runner.start(over: objects) { object in
+        try await object.someTask()
+      }
+    }
+    .disabled(runner.isRunning)
+    ProgressView(value: runner.displayedProgress)  // animates, as withAnimation did
+      .alert("The task failed", isPresented: failed) {
+        Button("OK") { runner.reset() }  // the bar glides back to 0, as in the seed
+      } message: {
+        Text(runner.state.error.map { "\($0)" } ?? "")
+      }
+  }
+
+  private var failed: Binding<Bool> {
+    Binding(get: { runner.state.phase == .failed }, set: { _ in })
+  }
+}
+
+/// Something that takes a while, like the seed's `objects`.
+struct HeavyObject: Sendable {
+  func someTask() async throws {
+    try await Task.sleep(for: .milliseconds(40))
+  }
+}
+#endif

@@ -1,0 +1,115 @@
+import Dispatch
+import TaskProgress
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A key the interactive session understands.
+enum Key: Equatable {
+  case enter, cancel, quit, interrupt, endOfInput
+}
+
+/// The terminal as the interactive session uses it: raw keyboard input, the alternate screen, and
+/// signals turned into events, all restored by ``restore()`` on every way out.
+@MainActor
+final class Console {
+  private var savedModes: termios?
+  private var isOnScreen = false
+  private var sources: [any DispatchSourceProtocol] = []
+  private let output: TerminalStream
+
+  init(output: TerminalStream) {
+    self.output = output
+  }
+
+  /// Whether both standard input and standard output are terminals.
+  static var isInteractive: Bool {
+    isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+  }
+
+  /// Turns off line editing, echo and signal keys, so each key arrives at once and Ctrl-C
+  /// arrives as a key; switches to the alternate screen and hides the cursor.
+  func begin() {
+    var modes = termios()
+    if tcgetattr(STDIN_FILENO, &modes) == 0 {
+      savedModes = modes
+      modes.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
+      modes.c_iflag &= ~tcflag_t(IXON | ICRNL)
+      withUnsafeMutableBytes(of: &modes.c_cc) { bytes in
+        bytes[Int(VMIN)] = 1
+        bytes[Int(VTIME)] = 0
+      }
+      tcsetattr(STDIN_FILENO, TCSAFLUSH, &modes)
+    }
+    output.write("\u{1B}[?1049h\u{1B}[?25l")
+    isOnScreen = true
+  }
+
+  /// Leaves the alternate screen, shows the cursor and restores the terminal's modes; later calls
+  /// do nothing.
+  func restore() {
+    for source in sources {
+      source.cancel()
+    }
+    sources = []
+    if isOnScreen {
+      output.write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+      isOnScreen = false
+    }
+    if var modes = savedModes {
+      tcsetattr(STDIN_FILENO, TCSAFLUSH, &modes)
+      savedModes = nil
+    }
+  }
+
+  /// Calls `handler` on the main actor with every key typed.
+  func onKey(_ handler: @escaping @MainActor (Key) -> Void) {
+    let source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
+    source.setEventHandler {
+      MainActor.assumeIsolated {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = read(STDIN_FILENO, &bytes, bytes.count)
+        guard count > 0 else {
+          if count == 0 || (errno != EINTR && errno != EAGAIN) { handler(.endOfInput) }
+          return
+        }
+        for byte in bytes[..<count] {
+          switch byte {
+          case 0x0D, 0x0A: handler(.enter)
+          case UInt8(ascii: "c"), UInt8(ascii: "C"): handler(.cancel)
+          case UInt8(ascii: "q"), UInt8(ascii: "Q"): handler(.quit)
+          case 0x03: handler(.interrupt)  // Ctrl-C, a key in raw mode
+          case 0x04: handler(.endOfInput)  // Ctrl-D
+          default: break
+          }
+        }
+      }
+    }
+    source.resume()
+    sources.append(source)
+  }
+
+  /// Calls `handler` on the main actor when `signal` arrives, instead of its default action.
+  func onSignal(_ signal: Int32, _ handler: @escaping @MainActor () -> Void) {
+    Console.onSignal(signal, keeping: &sources, handler)
+  }
+
+  /// The same, for a session without a console.
+  static func onSignal(
+    _ signalNumber: Int32, keeping sources: inout [any DispatchSourceProtocol],
+    _ handler: @escaping @MainActor () -> Void
+  ) {
+    signal(signalNumber, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+    source.setEventHandler {
+      MainActor.assumeIsolated { handler() }
+    }
+    source.resume()
+    sources.append(source)
+  }
+}

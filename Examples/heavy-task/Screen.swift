@@ -1,0 +1,161 @@
+import TaskProgress
+
+/// The interactive screen: the seed's view, drawn with escape sequences.
+///
+/// ```
+///  heavy-task  the "Perform a Heavy Task" view, in a terminal
+///
+///  ╭────────────────────────╮
+///  │  Perform a Heavy Task  │      highlighted while it has focus, dimmed while a run is active
+///  ╰────────────────────────╯
+///
+///  Heavy task ▕███████▍      ▏  52%  26/50  24.8 it/s  ETA 0:01
+///
+///  Enter press · c cancel · q quit
+/// ```
+@MainActor
+final class Screen {
+  static let buttonTitle = "Perform a Heavy Task"
+  static let progressRow = 7
+
+  private let output: TerminalStream
+  /// The part of the screen the terminal renderer draws into.
+  let progressView: ProgressViewRegion
+  var isButtonEnabled = true {
+    didSet { if isButtonEnabled != oldValue { drawButton() } }
+  }
+
+  init(output: TerminalStream) {
+    self.output = output
+    self.progressView = ProgressViewRegion(screen: output, row: Screen.progressRow)
+  }
+
+  /// Clears the screen and draws everything, at the current width.
+  func redraw() {
+    output.write("\u{1B}[2J")
+    move(to: 1)
+    let unicode = output.capabilities.supportsUnicode
+    output.write(
+      " \u{1B}[1mheavy-task\u{1B}[0m  \u{1B}[2mthe \"\(Screen.buttonTitle)\" view, in a terminal\u{1B}[0m"
+    )
+    drawButton()
+    move(to: Screen.progressRow + 3)
+    let dot = unicode ? "·" : "-"
+    output.write(
+      " \u{1B}[2mEnter\u{1B}[0m press \(dot) \u{1B}[2mc\u{1B}[0m cancel \(dot) \u{1B}[2mq\u{1B}[0m quit"
+    )
+    progressView.redraw()
+  }
+
+  private func drawButton() {
+    let unicode = output.capabilities.supportsUnicode
+    let width = Screen.buttonTitle.count + 4
+    let (topLeft, topRight, bottomLeft, bottomRight, horizontal, vertical) =
+      unicode ? ("╭", "╮", "╰", "╯", "─", "│") : ("+", "+", "+", "+", "-", "|")
+    let style = isButtonEnabled ? "\u{1B}[1m" : "\u{1B}[2m"
+    let face = isButtonEnabled ? "\u{1B}[7m" : "\u{1B}[2m"
+    let border = String(repeating: horizontal, count: width)
+    move(to: 3)
+    output.write(" " + style + topLeft + border + topRight + "\u{1B}[0m\u{1B}[K")
+    move(to: 4)
+    output.write(
+      " " + style + vertical + "\u{1B}[0m" + face + "  \(Screen.buttonTitle)  " + "\u{1B}[0m"
+        + style
+        + vertical + "\u{1B}[0m\u{1B}[K")
+    move(to: 5)
+    output.write(" " + style + bottomLeft + border + bottomRight + "\u{1B}[0m\u{1B}[K")
+  }
+
+  private func move(to row: Int) {
+    output.write("\u{1B}[\(row);1H")
+  }
+}
+
+/// A ``TerminalOutput`` that keeps a terminal renderer inside two rows of the screen: the bar's row
+/// and the one below it, where a final status that does not fit after the bar goes.
+///
+/// The renderer writes as it would to a terminal (carriage return, line, erase to the end of the
+/// line; a newline at the end of a run); this region moves the cursor to its row before each
+/// write, leaves the cursor to the screen (which keeps it hidden), and remembers what it shows so
+/// that the screen can be redrawn after a resize.
+@MainActor
+final class ProgressViewRegion: TerminalOutput {
+  private let screen: TerminalStream
+  private let row: Int
+  /// What each of the two rows shows, without the escape sequences that position it.
+  private var rows = ["\u{1B}[2m  Press Enter to perform the heavy task.\u{1B}[0m", ""]
+  private var currentRow = 0
+  /// A newline was written; the next text goes on the next row.
+  private var pendingNewline = false
+
+  init(screen: TerminalStream, row: Int) {
+    self.screen = screen
+    self.row = row
+  }
+
+  var capabilities: TerminalCapabilities { screen.capabilities }
+  var columns: Int { screen.columns - 1 }  // a one-column margin on the left
+
+  /// Starts a new run in the region: the status row of the last run is cleared.
+  func beginRun() {
+    rows[1] = ""
+    draw(1)
+    currentRow = 0
+    pendingNewline = false
+  }
+
+  func write(_ text: String) {
+    let visible = text.replacing("\u{1B}[?25l", with: "").replacing("\u{1B}[?25h", with: "")
+    for (index, line) in visible.split(separator: "\n", omittingEmptySubsequences: false)
+      .enumerated()
+    {
+      if index > 0 {
+        pendingNewline = true
+      }
+      guard !line.isEmpty else { continue }
+      if pendingNewline {
+        currentRow = min(currentRow + 1, rows.count - 1)
+        rows[currentRow] = ""
+        pendingNewline = false
+      }
+      var content = String(line)
+      if let lastReturn = content.lastIndex(of: "\r") {
+        content = String(content[content.index(after: lastReturn)...])
+        rows[currentRow] = ""
+      }
+      rows[currentRow] += content.replacing("\u{1B}[K", with: "")
+      draw(currentRow)
+    }
+  }
+
+  /// Draws both rows again, as after a resize.
+  func redraw() {
+    draw(0)
+    draw(1)
+  }
+
+  private func draw(_ index: Int) {
+    let text = ProgressViewRegion.truncated(rows[index], to: columns)
+    screen.write("\u{1B}[\(row + index);1H \(text)\u{1B}[0m\u{1B}[K")
+  }
+
+  /// `text` cut to `width` visible columns, escape sequences kept whole and not counted: a line
+  /// drawn at the old width, shown again after the terminal got narrower.
+  static func truncated(_ text: String, to width: Int) -> String {
+    var result = ""
+    var visible = 0
+    var inEscape = false
+    for character in text {
+      if character == "\u{1B}" {
+        inEscape = true
+      } else if inEscape {
+        if character.isLetter { inEscape = false }
+      } else {
+        guard visible < width else { return result + "\u{1B}[0m" }
+        visible += 1
+      }
+      result.append(character)
+    }
+    return result
+  }
+}

@@ -1,0 +1,210 @@
+import Dispatch
+import TaskProgress
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// How `heavy-task` ends.
+enum ExitStatus: Int32 {
+  case finished = 0
+  case failed = 1
+  case usage = 64
+  case cannotWriteLog = 73
+  case interrupted = 130
+  case terminated = 143
+
+  /// The status a run's terminal state stands for.
+  init(_ state: RunState) {
+    switch state.phase {
+    case .failed: self = .failed
+    case .cancelled: self = .interrupted
+    case .idle, .running, .finished: self = .finished
+    }
+  }
+}
+
+/// What the two sessions share: the runner, its work, and the log.
+@MainActor
+struct HeavyTaskWork {
+  let options: Options
+  let runner: TaskRunner
+  /// Set when the log could not be written; the session stops with status 73.
+  var logFailure: (@MainActor (LogFileError) -> Void)?
+
+  init(options: Options) {
+    self.options = options
+    let animation: ProgressAnimation =
+      switch options.curve {
+      case .linear: .linear
+      case .easeIn: .easeIn
+      case .easeOut: .easeOut
+      case .easeInOut: .easeInOut
+      case .spring: .default
+      case .none: .instant
+      }
+    runner = TaskRunner(animation: animation)
+  }
+
+  /// Presses the button: performs every object's `someTask()`, as the seed's `performTask()`.
+  func performTask() {
+    let (duration, failAt) = (Duration.milliseconds(options.delayMilliseconds), options.failAt)
+    // `0..<count`, not `1...count`: an empty run is fine, where the seed's loop traps.
+    runner.start(over: 0..<options.items) { index in
+      let object = HeavyObject(number: index + 1, duration: duration, fails: index + 1 == failAt)
+      try await object.someTask()
+    }
+  }
+}
+
+/// Standard error, for the one-line messages of a failure.
+@MainActor
+func printError(_ message: String) {
+  TerminalStream.standardError.write("heavy-task: \(message)\n")
+}
+
+/// Piped or in CI: the button presses itself once and the progress goes out as plain lines.
+@MainActor
+final class PipedSession {
+  private let work: HeavyTaskWork
+  private var sources: [any DispatchSourceProtocol] = []
+  private var status: ExitStatus?
+
+  init(work: HeavyTaskWork) {
+    self.work = work
+  }
+
+  func run(log: LogFileRenderer?) async -> ExitStatus {
+    let output = TerminalStream.standardOutput
+    let renderer = TerminalRenderer(label: "Heavy task", output: output)
+    let tokens = [work.runner.attach(renderer)] + (log.map { [work.runner.attach($0)] } ?? [])
+    defer { tokens.forEach { $0.cancel() } }
+    log?.onError = { [weak self] error in self?.stop(.cannotWriteLog, because: error.description) }
+    Console.onSignal(SIGINT, keeping: &sources) { [weak self] in self?.stop(.interrupted) }
+    Console.onSignal(SIGTERM, keeping: &sources) { [weak self] in self?.stop(.terminated) }
+    Console.onSignal(SIGHUP, keeping: &sources) { [weak self] in self?.stop(.terminated) }
+    output.write("[ \(Screen.buttonTitle) ] pressed\n")
+    work.performTask()
+    let recorder = StateRecorder(observing: work.runner)
+    let final = await recorder.waitForTerminalState() ?? work.runner.state
+    sources.forEach { $0.cancel() }
+    return status ?? ExitStatus(final)
+  }
+
+  private func stop(_ status: ExitStatus, because message: String? = nil) {
+    guard self.status == nil else { return }
+    self.status = status
+    if let message { printError(message) }
+    work.runner.cancel()
+  }
+}
+
+/// On a terminal: the screen with the button and the progress view, driven by the keyboard.
+@MainActor
+final class InteractiveSession {
+  private let work: HeavyTaskWork
+  private let output = TerminalStream.standardOutput
+  private let console: Console
+  private let screen: Screen
+  /// The last run's final line, as a plain renderer writes it, to print after the screen closes.
+  private let summary = SummaryOutput()
+  private var status: ExitStatus = .finished
+  /// Why the session ended early, printed once the screen is restored.
+  private var exitMessage: String?
+  private var quit: CheckedContinuation<Void, Never>?
+  private var tokens: [ObservationToken] = []
+
+  init(work: HeavyTaskWork) {
+    self.work = work
+    self.console = Console(output: output)
+    self.screen = Screen(output: output)
+  }
+
+  func run(log: LogFileRenderer?) async -> ExitStatus {
+    console.begin()
+    screen.redraw()
+    tokens.append(work.runner.observe { [weak self] state in self?.stateChanged(state) })
+    tokens.append(
+      work.runner.attach(TerminalRenderer(label: "Heavy task", output: screen.progressView)))
+    tokens.append(work.runner.attach(TerminalRenderer(label: "Heavy task", output: summary)))
+    if let log {
+      tokens.append(work.runner.attach(log))
+      log.onError = { [weak self] error in self?.end(.cannotWriteLog, because: error.description) }
+    }
+    console.onKey { [weak self] key in self?.handle(key) }
+    console.onSignal(SIGWINCH) { [weak self] in self?.screen.redraw() }
+    console.onSignal(SIGINT) { [weak self] in self?.end(.interrupted) }
+    console.onSignal(SIGTERM) { [weak self] in self?.end(.terminated) }
+    console.onSignal(SIGHUP) { [weak self] in self?.end(.terminated) }
+    await withCheckedContinuation { quit = $0 }
+    tokens.forEach { $0.cancel() }
+    console.restore()
+    if let line = summary.lastLine {
+      output.write(line + "\n")
+    }
+    if let exitMessage {
+      printError(exitMessage)
+    }
+    return status
+  }
+
+  private func handle(_ key: Key) {
+    switch key {
+    case .enter:
+      if !work.runner.isRunning {
+        screen.progressView.beginRun()
+        work.performTask()
+      }
+    case .cancel:
+      work.runner.cancel()
+    case .quit, .endOfInput:
+      end(status)
+    case .interrupt:
+      end(.interrupted)
+    }
+  }
+
+  private func stateChanged(_ state: RunState) {
+    screen.isButtonEnabled = !state.phase.isRunningPhase
+    if state.phase.isTerminal {
+      status = ExitStatus(state)
+    }
+  }
+
+  /// Cancels any run, then ends the session with `status`.
+  private func end(_ status: ExitStatus, because message: String? = nil) {
+    guard let quit else { return }
+    self.quit = nil
+    work.runner.cancel()  // the renderers draw `cancelled` before the screen closes
+    self.status = status
+    exitMessage = message
+    quit.resume()
+  }
+}
+
+extension RunPhase {
+  fileprivate var isRunningPhase: Bool { self == .running }
+}
+
+/// A plain terminal output that keeps only the last line written: the run's final line.
+@MainActor
+final class SummaryOutput: TerminalOutput {
+  private(set) var lastLine: String?
+  private var pending = ""
+
+  var capabilities: TerminalCapabilities { .plain }
+  var columns: Int { 80 }
+
+  func write(_ text: String) {
+    pending += text
+    while let newline = pending.firstIndex(of: "\n") {
+      let line = String(pending[..<newline])
+      pending = String(pending[pending.index(after: newline)...])
+      if !line.isEmpty { lastLine = line }
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+/// `heavy-task` as a user runs it, piped: output, exit statuses, usage errors, logs and signals.
+@Suite("heavy-task", .timeLimit(.minutes(2)))
+struct HeavyTaskTests {
+  private func temporaryFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("HeavyTaskTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+  }
+
+  @Test func pipedItPressesTheButtonItselfAndWritesPlainLines() throws {
+    let result = try HeavyTaskProcess.run(["--delay-ms", "2"])
+    #expect(result.status == 0)
+    #expect(result.error.isEmpty)
+    #expect(result.lines.first == "[ Perform a Heavy Task ] pressed")
+    #expect(result.lines.dropFirst().first == "Heavy task: started")
+    let last = try #require(result.lines.last)
+    #expect(last.hasPrefix("Heavy task: finished in ") && last.hasSuffix("s  50/50"))
+    let steps = result.lines.dropFirst(2).dropLast()
+    #expect(steps.count <= 10)
+    #expect(steps.allSatisfy { $0.hasPrefix("Heavy task: ") && $0.hasSuffix("/50") })
+    #expect(!result.output.contains("\r") && !result.output.contains("\u{1B}"))
+  }
+
+  @Test func aFailingItemEndsTheRunWithStatus1AndSaysWhy() throws {
+    let result = try HeavyTaskProcess.run(["--items", "10", "--delay-ms", "1", "--fail-at", "4"])
+    #expect(result.status == 1)
+    let last = try #require(result.lines.last)
+    #expect(last.hasPrefix("Heavy task: failed after "))
+    #expect(last.hasSuffix(": item 4 failed (as --fail-at asked)"))
+  }
+
+  @Test func noItemsFinishAtOnce() throws {
+    let result = try HeavyTaskProcess.run(["--items", "0"])
+    #expect(result.status == 0)
+    #expect(result.lines.last?.hasPrefix("Heavy task: finished in ") == true)
+  }
+
+  @Test(arguments: ["linear", "easeIn", "easeOut", "easeInOut", "spring", "none"])
+  func everyCurveRuns(curve: String) throws {
+    let result = try HeavyTaskProcess.run(["--items", "3", "--delay-ms", "1", "--curve", curve])
+    #expect(result.status == 0)
+  }
+
+  @Test func helpDescribesEveryFlagWithItsDefault() throws {
+    let result = try HeavyTaskProcess.run(["--help"])
+    #expect(result.status == 0)
+    for flag in [
+      "--items N", "--delay-ms D", "--fail-at K", "--log FILE", "--curve CURVE", "--help",
+    ] {
+      #expect(result.output.contains(flag), "\(flag)")
+    }
+    for defaultValue in ["(default: 50)", "(default: 40)", "(default: none)", "(default: spring)"] {
+      #expect(result.output.contains(defaultValue), "\(defaultValue)")
+    }
+    #expect(try HeavyTaskProcess.run(["-h"]).output == result.output)
+  }
+
+  static let usageErrors: [([String], String)] = [
+    (["--items"], "option '--items' needs a value"),
+    (
+      ["--items", "many"], "option '--items' expects a whole number from 0 to 10000000; got 'many'"
+    ),
+    (["--items", "-1"], "option '--items' expects a whole number from 0 to 10000000; got '-1'"),
+    (
+      ["--items", "10000001"],
+      "option '--items' expects a whole number from 0 to 10000000; got '10000001'"
+    ),
+    (["--items", "99999999999999999999"], "got '99999999999999999999'"),
+    (["--items", "2", "--items", "3"], "option '--items' is given more than once"),
+    (
+      ["--delay-ms", "1.5"],
+      "option '--delay-ms' expects a number of milliseconds from 0 to 60000; got '1.5'"
+    ),
+    (["--delay-ms", "-40"], "got '-40'"),
+    (["--fail-at", "0"], "option '--fail-at' expects an item number from 1 to 10000000; got '0'"),
+    (["--fail-at", "51"], "option '--fail-at' is 51, past the last item (--items is 50)"),
+    (["--log"], "option '--log' needs a value"),
+    (
+      ["--curve", "bouncy"],
+      "option '--curve' expects one of linear, easeIn, easeOut, easeInOut, spring, none; got 'bouncy'"
+    ),
+    (["--curve", "linear", "--curve=spring"], "option '--curve' is given more than once"),
+    (["--verbose"], "unknown option '--verbose'"),
+    (["now"], "unexpected argument 'now'"),
+  ]
+
+  @Test(arguments: usageErrors)
+  func aBadCommandLineIsOneLineNamingItAndExits64(arguments: [String], message: String) throws {
+    let result = try HeavyTaskProcess.run(arguments)
+    #expect(result.status == 64)
+    #expect(result.output.isEmpty)
+    #expect(result.errorLines.count == 1)
+    let line = try #require(result.errorLines.first)
+    #expect(line.hasPrefix("heavy-task: "))
+    #expect(line.contains(message))
+    #expect(line.hasSuffix("(see 'heavy-task --help')"))
+  }
+
+  @Test func theLogFileGetsJSONLines() throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let result = try HeavyTaskProcess.run(["--items", "20", "--delay-ms", "1", "--log", url.path])
+    #expect(result.status == 0)
+    let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+    #expect(lines.count >= 3)
+    for line in lines {
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      #expect(object?["label"] as? String == "heavy-task")
+    }
+    #expect(lines.last?.contains(#""phase":"finished""#) == true)
+  }
+
+  static let unwritableLogs: [(String, String)] = [
+    (
+      "/no/such/folder/run.log",
+      "cannot open log file '/no/such/folder/run.log': No such file or directory"
+    ),
+    ("/dev/full", "cannot write to log file '/dev/full': No space left on device"),
+    ("/", "cannot open log file '/': Is a directory"),
+  ]
+
+  @Test(arguments: unwritableLogs)
+  func aLogFileThatCannotBeWrittenExits73(path: String, message: String) throws {
+    let result = try HeavyTaskProcess.run(["--items", "5", "--delay-ms", "1", "--log", path])
+    #expect(result.status == 73)
+    #expect(result.errorLines == ["heavy-task: " + message])
+  }
+
+  static let signals: [(Int32, Int32)] = [(SIGINT, 130), (SIGTERM, 143)]
+
+  @Test(arguments: signals)
+  func aSignalMidRunCancelsItAndExitsWithItsStatus(signal: Int32, status: Int32) throws {
+    let running = HeavyTaskProcess(["--items", "100", "--delay-ms", "100"])
+    try running.process.run()
+    let started = running.readOutput(until: "Heavy task: started")
+    kill(running.process.processIdentifier, signal)
+    let result = running.finish(alreadyRead: started)
+    #expect(result.status == status)
+    #expect(result.lines.last?.hasPrefix("Heavy task: cancelled after ") == true)
+    #expect(result.error.isEmpty)
+  }
+
+  @Test func aReaderThatGoesAwayEndsTheOutputNotTheProcess() throws {
+    // `heavy-task | head -1`
+    let running = HeavyTaskProcess(["--items", "20", "--delay-ms", "5"])
+    try running.process.run()
+    let first = running.readOutput(until: "\n")
+    #expect(first.hasPrefix("[ Perform a Heavy Task ] pressed"))
+    try running.output.fileHandleForReading.close()
+    let errorText = running.error.fileHandleForReading.readDataToEndOfFile()
+    running.process.waitUntilExit()
+    #expect(running.process.terminationReason == .exit)
+    #expect(running.process.terminationStatus == 0)
+    #expect(errorText.isEmpty)
+  }
+}
