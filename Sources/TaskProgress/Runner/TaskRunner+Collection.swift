@@ -13,6 +13,7 @@ extension TaskRunner {
   /// ```
   ///
   /// - Returns: `true` if the run started, `false` if a run was already active.
+  @inlinable
   @discardableResult
   public func start<C: Collection & Sendable>(
     priority: TaskPriority? = nil,
@@ -29,6 +30,7 @@ extension TaskRunner {
   ///
   /// - Returns: The terminal state of the run this call started, or, if a run was already
   ///   active, the current state at once.
+  @inlinable
   @discardableResult
   public func run<C: Collection & Sendable>(
     priority: TaskPriority? = nil,
@@ -40,8 +42,11 @@ extension TaskRunner {
     }
   }
 
-  private nonisolated static func perform<C: Collection>(
-    _ perform: @Sendable (C.Element) async throws -> Void,
+  /// The loop behind `start(over:)`: inlinable, so that it is specialised for the caller's
+  /// collection, and checking the run's cancellation flag (one relaxed load) between items.
+  @inlinable
+  nonisolated static func perform<C: Collection>(
+    _ perform: @concurrent @Sendable (C.Element) async throws -> Void,
     over items: C,
     reporter: Reporter
   ) async throws {
@@ -49,11 +54,13 @@ extension TaskRunner {
     var completed = 0
     var pacer = CooperativePacer()
     for item in items {
-      try Task.checkCancellation()
+      try reporter.checkCancellation()
       try await perform(item)
       completed += 1
       reporter.report(completed: completed, of: total)
-      await pacer.yieldIfDue()
+      if pacer.countItem() {
+        await pacer.yieldIfDue()
+      }
     }
   }
 }
