@@ -96,20 +96,69 @@ final class Console {
 
   /// Calls `handler` on the main actor when `signal` arrives, instead of its default action.
   func onSignal(_ signal: Int32, _ handler: @escaping @MainActor () -> Void) {
-    Console.onSignal(signal, keeping: &sources, handler)
+    SignalEvents.shared.on(signal, handler)
   }
 
   /// The same, for a session without a console.
-  static func onSignal(
-    _ signalNumber: Int32, keeping sources: inout [any DispatchSourceProtocol],
-    _ handler: @escaping @MainActor () -> Void
-  ) {
-    signal(signalNumber, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+  static func onSignal(_ signal: Int32, _ handler: @escaping @MainActor () -> Void) {
+    SignalEvents.shared.on(signal, handler)
+  }
+}
+
+/// Signals as main-actor events, by the self-pipe trick.
+///
+/// The handler, installed with `sigaction` before `on(_:_:)` returns, only writes the signal's
+/// number into a pipe (async-signal-safe), and a read source on the main queue calls the
+/// registered handler. A signal that arrives a moment after registration is never lost, as it
+/// could be while a dispatch signal source activates.
+@MainActor
+final class SignalEvents {
+  static let shared = SignalEvents()
+  private var handlers: [Int32: @MainActor () -> Void] = [:]
+  private var source: (any DispatchSourceRead)?
+
+  private init() {
+    var descriptors: [Int32] = [-1, -1]
+    guard pipe(&descriptors) == 0 else { return }
+    _ = fcntl(descriptors[1], F_SETFL, fcntl(descriptors[1], F_GETFL) | O_NONBLOCK)
+    // Written before any handler that reads it is installed.
+    signalPipeWriteEnd = descriptors[1]
+    let reader = descriptors[0]
+    let source = DispatchSource.makeReadSource(fileDescriptor: reader, queue: .main)
     source.setEventHandler {
-      MainActor.assumeIsolated { handler() }
+      MainActor.assumeIsolated {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let count = read(reader, &bytes, bytes.count)
+        guard count > 0 else { return }
+        for byte in bytes[..<count] {
+          SignalEvents.shared.handlers[Int32(byte)]?()
+        }
+      }
     }
     source.resume()
-    sources.append(source)
+    self.source = source
   }
+
+  func on(_ signalNumber: Int32, _ handler: @escaping @MainActor () -> Void) {
+    handlers[signalNumber] = handler
+    var action = sigaction()
+    #if canImport(Darwin)
+    action.__sigaction_u.__sa_handler = forwardSignal
+    #else
+    action.__sigaction_handler.sa_handler = forwardSignal
+    #endif
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = SA_RESTART
+    sigaction(signalNumber, &action, nil)
+  }
+}
+
+// SAFETY: written once, on the main actor, in `SignalEvents.init`, before `sigaction` installs
+// the only reader, `forwardSignal`; never written again.
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+/// The signal handler: one `write(2)`, which is async-signal-safe.
+private func forwardSignal(_ signal: Int32) {
+  var byte = UInt8(truncatingIfNeeded: signal)
+  _ = write(signalPipeWriteEnd, &byte, 1)
 }

@@ -71,7 +71,6 @@ func printError(_ message: String) {
 @MainActor
 final class PipedSession {
   private let work: HeavyTaskWork
-  private var sources: [any DispatchSourceProtocol] = []
   private var status: ExitStatus?
 
   init(work: HeavyTaskWork) {
@@ -84,14 +83,13 @@ final class PipedSession {
     let tokens = [work.runner.attach(renderer)] + (log.map { [work.runner.attach($0)] } ?? [])
     defer { tokens.forEach { $0.cancel() } }
     log?.onError = { [weak self] error in self?.stop(.cannotWriteLog, because: error.description) }
-    Console.onSignal(SIGINT, keeping: &sources) { [weak self] in self?.stop(.interrupted) }
-    Console.onSignal(SIGTERM, keeping: &sources) { [weak self] in self?.stop(.terminated) }
-    Console.onSignal(SIGHUP, keeping: &sources) { [weak self] in self?.stop(.terminated) }
+    Console.onSignal(SIGINT) { [weak self] in self?.stop(.interrupted) }
+    Console.onSignal(SIGTERM) { [weak self] in self?.stop(.terminated) }
+    Console.onSignal(SIGHUP) { [weak self] in self?.stop(.terminated) }
     output.write("[ \(Screen.buttonTitle) ] pressed\n")
     work.performTask()
     let recorder = StateRecorder(observing: work.runner)
     let final = await recorder.waitForTerminalState() ?? work.runner.state
-    sources.forEach { $0.cancel() }
     return status ?? ExitStatus(final)
   }
 
