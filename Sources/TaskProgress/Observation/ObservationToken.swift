@@ -8,7 +8,7 @@ import Synchronization
 /// A token may be cancelled or released from any thread.
 ///
 /// ```swift
-/// final class Model {
+/// @MainActor final class Model {
 ///   var tokens: Set<ObservationToken> = []
 ///   init(runner: TaskRunner) {
 ///     runner.observe { state in print(state) }.store(in: &tokens)
