@@ -26,14 +26,65 @@ final class ProgressMailbox: Sendable {
   @usableFromInline let cancelled: Atomic<Bool>
   /// Reports whose counts do not fit in a word, with the sequence number of the last one.
   private let wide: Locked<(sequence: UInt64, progress: RunProgress)>
+  /// When the run's work last gave other tasks a turn through a checkpoint, in nanoseconds
+  /// since ``origin``.
+  private let lastYield = Atomic<Int64>(0)
+  /// When a frame of the runner last drained this mailbox, in nanoseconds since ``origin``.
+  private let lastDrain = Atomic<Int64>(0)
+  /// How late a frame may be before checkpoints yield to let it through, in nanoseconds.
+  private let drainDeadline: Int64
+  /// The instant the mailbox was made: the origin of the times above, on the continuous clock
+  /// (real time, whatever clock the runner uses, since starving threads is a real-time matter).
+  private let origin = ContinuousClock.now
 
   /// The word a new mailbox holds: fraction 0, the progress of a new run.
   static let initialWord = fractionTag
+  /// How long a run's work may go without giving other tasks a turn at a checkpoint.
+  static let yieldBudget: Duration = .milliseconds(10)
 
-  init() {
+  /// Creates the mailbox of a run whose runner drains it every `updateInterval`.
+  init(updateInterval: Duration = .seconds(1) / 60) {
     word = Atomic(ProgressMailbox.initialWord)
     cancelled = Atomic(false)
     wide = Locked((0, .zero))
+    drainDeadline = ProgressMailbox.nanoseconds(updateInterval * 3 / 2)
+  }
+
+  private static func nanoseconds(_ duration: Duration) -> Int64 {
+    Int64((duration / .nanoseconds(1)).rounded(.down))
+  }
+
+  private var elapsed: Int64 {
+    ProgressMailbox.nanoseconds(origin.duration(to: .now))
+  }
+
+  /// Notes that a frame drained the mailbox now.
+  func markDrained() {
+    markDrained(at: elapsed)
+  }
+
+  /// ``markDrained()`` at a given time, in nanoseconds since ``origin``: what tests drive.
+  func markDrained(at now: Int64) {
+    lastDrain.store(now, ordering: .relaxed)
+  }
+
+  /// Whether a checkpoint should yield now: while a frame is overdue, every caller yields, so
+  /// that the frame's wake-up gets a thread; otherwise one caller per ``yieldBudget``.
+  @usableFromInline
+  func shouldYield() -> Bool {
+    shouldYield(at: elapsed)
+  }
+
+  /// ``shouldYield()`` at a given time, in nanoseconds since ``origin``: what tests drive.
+  func shouldYield(at now: Int64) -> Bool {
+    if now - lastDrain.load(ordering: .relaxed) > drainDeadline {
+      return true
+    }
+    let last = lastYield.load(ordering: .relaxed)
+    guard now - last >= ProgressMailbox.nanoseconds(ProgressMailbox.yieldBudget) else {
+      return false
+    }
+    return lastYield.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
   }
 
   @usableFromInline static let tagMask: UInt64 = 0b11 << 62

@@ -242,7 +242,7 @@ public final class TaskRunner {
     beforePublishing: (RunID) -> Void = { _ in }
   ) -> RunID? {
     guard case .launch(let run) = handle(.start) else { return nil }
-    let mailbox = ProgressMailbox()
+    let mailbox = ProgressMailbox(updateInterval: updateInterval)
     // A child of the caller's context: it keeps the caller's priority and task-locals. The body
     // is on the main actor; the operation, being `@concurrent`, runs off it.
     let task = Task(priority: priority) { [weak self] in
@@ -408,6 +408,7 @@ public final class TaskRunner {
   /// Publishes the latest report of the active run, if it is new.
   private func drainReports() {
     guard let run = activeRun else { return }
+    run.mailbox.markDrained()
     let word = run.mailbox.load()
     guard word != run.lastWord else { return }
     activeRun?.lastWord = word

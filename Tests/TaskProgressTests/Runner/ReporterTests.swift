@@ -92,6 +92,33 @@ struct ReporterTests {
     #expect(throws: CancellationError.self) { try reporter.checkCancellation() }
   }
 
+  @Test func aCheckpointThrowsOnlyOnceTheRunIsCancelled() async {
+    let (reporter, mailbox) = Self.reporter()
+    await #expect(throws: Never.self) { try await reporter.checkpoint() }
+    mailbox.cancelled.store(true, ordering: .relaxed)
+    await #expect(throws: CancellationError.self) { try await reporter.checkpoint() }
+  }
+
+  @Test func checkpointsYieldOncePerTenMillisecondsWhileFramesAreOnTime() {
+    let mailbox = ProgressMailbox(updateInterval: .seconds(1))
+    let millisecond: Int64 = 1_000_000
+    let yields = [0, 5, 9, 10, 11, 19, 20, 20, 35].map { mailbox.shouldYield(at: $0 * millisecond) }
+    #expect(yields == [false, false, false, true, false, false, true, false, true])
+  }
+
+  @Test func everyCheckpointYieldsWhileAFrameIsOverdue() {
+    // Frames every 10 ms: one is overdue 15 ms after the last drain.
+    let mailbox = ProgressMailbox(updateInterval: .milliseconds(10))
+    let millisecond: Int64 = 1_000_000
+    mailbox.markDrained(at: 100 * millisecond)
+    #expect(mailbox.shouldYield(at: 111 * millisecond))  // the 10 ms budget since 0
+    #expect(!mailbox.shouldYield(at: 112 * millisecond))
+    #expect(mailbox.shouldYield(at: 116 * millisecond))  // overdue: every call yields
+    #expect(mailbox.shouldYield(at: 116 * millisecond))
+    mailbox.markDrained(at: 117 * millisecond)
+    #expect(!mailbox.shouldYield(at: 118 * millisecond))
+  }
+
   @MainActor @Test func reportsAfterTheRunEndedAreIgnored() async throws {
     let clock = ManualClock()
     let runner = TaskRunner(animation: .instant, clock: clock)

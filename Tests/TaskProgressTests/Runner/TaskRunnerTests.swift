@@ -91,6 +91,19 @@ struct TaskRunnerTests {
     #expect(runner.state == .finished)
   }
 
+  @Test func itemsRunOffTheMainActorToo() async {
+    let runner = TaskRunner(clock: ManualClock())
+    let mainActorRan = DispatchSemaphore(value: 0)
+    let blockedWithoutStarvingTheMainActor = Locked(false)
+    runner.start(over: [1]) { _ in
+      let ran = mainActorRan.wait(timeout: .now() + .seconds(60)) == .success
+      blockedWithoutStarvingTheMainActor.withLock { $0 = ran }
+    }
+    await Task { @MainActor in _ = mainActorRan.signal() }.value
+    await runner.lastRunTask?.value
+    #expect(blockedWithoutStarvingTheMainActor.withLock { $0 })
+  }
+
   @Test func overPerformsItemsInOrderAndReportsEachStep() async {
     let harness = Harness()
     let performed = Locked<[Int]>([])
