@@ -45,7 +45,8 @@ struct Options: Equatable, Sendable {
     EXIT STATUS:
       0 finished, 1 failed, 130 cancelled (Ctrl-C, SIGINT), 143 terminated (SIGTERM),
       64 bad usage, 73 a log file that cannot be created or written.
-      On a terminal, q exits with the status of the last run (0 if none ran).
+      On a terminal, q exits with the status of the last run (0 if none ran; 130 if q
+      cancelled it).
     """
 
   /// Parses the arguments that follow the program's name.

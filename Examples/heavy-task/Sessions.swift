@@ -160,7 +160,7 @@ final class InteractiveSession {
     case .cancel:
       work.runner.cancel()
     case .quit, .endOfInput:
-      end(status)
+      end(nil)
     case .interrupt:
       end(.interrupted)
     }
@@ -173,12 +173,14 @@ final class InteractiveSession {
     }
   }
 
-  /// Cancels any run, then ends the session with `status`.
-  private func end(_ status: ExitStatus, because message: String? = nil) {
+  /// Cancels any run, then ends the session with `status`, or with the last run's status.
+  private func end(_ status: ExitStatus?, because message: String? = nil) {
     guard let quit else { return }
     self.quit = nil
     work.runner.cancel()  // the renderers draw `cancelled` before the screen closes
-    self.status = status
+    if let status {
+      self.status = status
+    }
     exitMessage = message
     quit.resume()
   }
