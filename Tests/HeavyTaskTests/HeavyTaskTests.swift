@@ -59,6 +59,7 @@ struct HeavyTaskTests {
     #expect(try HeavyTaskProcess.run(["-h"]).output == result.output)
   }
 
+  /// Every flag with a missing, malformed, negative, huge or repeated value, and the rest.
   static let usageErrors: [([String], String)] = [
     (["--items"], "option '--items' needs a value"),
     (
@@ -71,20 +72,44 @@ struct HeavyTaskTests {
     ),
     (["--items", "99999999999999999999"], "got '99999999999999999999'"),
     (["--items", "2", "--items", "3"], "option '--items' is given more than once"),
+    (["--delay-ms"], "option '--delay-ms' needs a value"),
     (
       ["--delay-ms", "1.5"],
       "option '--delay-ms' expects a number of milliseconds from 0 to 60000; got '1.5'"
     ),
-    (["--delay-ms", "-40"], "got '-40'"),
+    (
+      ["--delay-ms", "-40"],
+      "option '--delay-ms' expects a number of milliseconds from 0 to 60000; got '-40'"
+    ),
+    (
+      ["--delay-ms", "60001"],
+      "option '--delay-ms' expects a number of milliseconds from 0 to 60000; got '60001'"
+    ),
+    (["--delay-ms=1", "--delay-ms=2"], "option '--delay-ms' is given more than once"),
+    (["--fail-at"], "option '--fail-at' needs a value"),
+    (
+      ["--fail-at", "third"],
+      "option '--fail-at' expects an item number from 1 to 10000000; got 'third'"
+    ),
     (["--fail-at", "0"], "option '--fail-at' expects an item number from 1 to 10000000; got '0'"),
+    (
+      ["--fail-at", "-3"], "option '--fail-at' expects an item number from 1 to 10000000; got '-3'"
+    ),
+    (["--fail-at", "18446744073709551616"], "got '18446744073709551616'"),
     (["--fail-at", "51"], "option '--fail-at' is 51, past the last item (--items is 50)"),
+    (["--fail-at", "1", "--fail-at", "2"], "option '--fail-at' is given more than once"),
     (["--log"], "option '--log' needs a value"),
+    (["--log="], "option '--log' needs a file path, got ''"),
+    (["--log", "a.log", "--log", "b.log"], "option '--log' is given more than once"),
+    (["--curve"], "option '--curve' needs a value"),
     (
       ["--curve", "bouncy"],
       "option '--curve' expects one of linear, easeIn, easeOut, easeInOut, spring, none; got 'bouncy'"
     ),
     (["--curve", "linear", "--curve=spring"], "option '--curve' is given more than once"),
+    (["--help=yes"], "option '--help' takes no value"),
     (["--verbose"], "unknown option '--verbose'"),
+    (["-x"], "unknown option '-x'"),
     (["now"], "unexpected argument 'now'"),
   ]
 

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+/// `heavy-task` on a (pseudo-)terminal: the screen, the keys, and the terminal restored on every
+/// way out.
+@Suite("heavy-task on a terminal", .timeLimit(.minutes(2)))
+struct HeavyTaskTerminalTests {
+  private static let enterAlternateScreen = "\u{1B}[?1049h"
+  private static let leaveAlternateScreen = "\u{1B}[?1049l"
+  private static let showCursor = "\u{1B}[?25h"
+
+  /// Starts a run on the terminal: waits for the screen, presses Enter, waits for the bar.
+  private func startRun(on terminal: PseudoTerminal, items: Int = 200) throws -> Process {
+    let process = try terminal.launch(["--items", "\(items)", "--delay-ms", "50"])
+    #expect(terminal.read(until: "Perform a Heavy Task"))
+    #expect(terminal.read(until: "Press Enter"))
+    terminal.type("\r")
+    #expect(terminal.read(until: "Heavy task ▕"))
+    return process
+  }
+
+  private func expectRestored(_ terminal: PseudoTerminal) {
+    let modes = terminal.modes
+    #expect(modes.c_lflag & tcflag_t(ICANON) != 0, "line editing is back")
+    #expect(modes.c_lflag & tcflag_t(ECHO) != 0, "echo is back")
+    #expect(modes.c_lflag & tcflag_t(ISIG) != 0, "signal keys are back")
+    let afterScreen = terminal.output.components(separatedBy: Self.leaveAlternateScreen).last ?? ""
+    #expect(terminal.output.contains(Self.enterAlternateScreen))
+    #expect(terminal.output.contains(Self.leaveAlternateScreen), "the normal screen is back")
+    #expect(terminal.output.contains(Self.showCursor), "the cursor is back")
+    #expect(!afterScreen.contains("\u{1B}[?25l"), "the cursor is not hidden again")
+  }
+
+  static let signals: [(Int32, Int32)] = [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 143)]
+
+  @Test(arguments: signals)
+  func aSignalMidRunRestoresTheTerminalAndExitsWithItsStatus(signal: Int32, status: Int32) throws {
+    let terminal = try PseudoTerminal()
+    let process = try startRun(on: terminal)
+    kill(process.processIdentifier, signal)
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit)
+    #expect(process.terminationStatus == status)
+    expectRestored(terminal)
+    #expect(terminal.output.contains("Heavy task: cancelled after "))
+  }
+
+  @Test func ctrlCCancelsTheRunRestoresTheTerminalAndExits130() throws {
+    let terminal = try PseudoTerminal()
+    let process = try startRun(on: terminal)
+    terminal.type("\u{03}")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130)
+    expectRestored(terminal)
+  }
+
+  @Test func cCancelsTheRunAndTheButtonCanBePressedAgain() throws {
+    let terminal = try PseudoTerminal()
+    let process = try startRun(on: terminal)
+    terminal.type("c")
+    #expect(terminal.read(until: "cancelled after"))
+    terminal.type("\r")  // a new run
+    #expect(terminal.read(until: "\u{1B}[7m  Perform a Heavy Task"))  // enabled again after it
+    terminal.type("q")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    expectRestored(terminal)
+  }
+
+  @Test func qAfterAFinishedRunExits0AndLeavesTheLastLineOnTheScreen() throws {
+    let terminal = try PseudoTerminal()
+    let process = try startRun(on: terminal, items: 3)
+    #expect(terminal.read(until: "done in"))
+    terminal.type("q")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    expectRestored(terminal)
+    let afterScreen = terminal.output.components(separatedBy: Self.leaveAlternateScreen).last ?? ""
+    #expect(afterScreen.contains("Heavy task: finished in "))
+  }
+
+  @Test func theButtonIsHighlightedWhileItCanBePressedAndDimmedDuringARun() throws {
+    let terminal = try PseudoTerminal()
+    let process = try terminal.launch(["--items", "100", "--delay-ms", "50"])
+    #expect(terminal.read(until: "\u{1B}[7m  Perform a Heavy Task  "))  // reverse video: focused
+    terminal.type("\r")
+    #expect(terminal.read(until: "\u{1B}[2m  Perform a Heavy Task  "))  // dim: disabled
+    terminal.type("q")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130)  // q cancelled the run in progress
+    expectRestored(terminal)
+  }
+
+  @Test func theEndOfInputQuitsAndRestores() throws {
+    let terminal = try PseudoTerminal()
+    let process = try terminal.launch([])
+    #expect(terminal.read(until: "Press Enter"))
+    terminal.type("\u{04}")  // Ctrl-D
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    expectRestored(terminal)
+  }
+}

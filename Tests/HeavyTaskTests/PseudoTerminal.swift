@@ -1,0 +1,78 @@
+import Foundation
+
+/// A pseudo-terminal to run `heavy-task` on, as a user at a real terminal would: keys go in,
+/// everything drawn comes out, and the terminal's modes can be read back afterwards.
+final class PseudoTerminal {
+  let primary: Int32
+  private let secondary: Int32
+  private(set) var output = ""
+
+  /// Opens a terminal of `columns` by `rows`.
+  init(columns: UInt16 = 80, rows: UInt16 = 24) throws {
+    var primary: Int32 = -1
+    var secondary: Int32 = -1
+    var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+    guard openpty(&primary, &secondary, nil, nil, &size) == 0 else {
+      throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+    self.primary = primary
+    self.secondary = secondary
+  }
+
+  deinit {
+    close(primary)
+  }
+
+  /// Starts `heavy-task` with the terminal as its standard input, output and error.
+  func launch(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = HeavyTaskProcess.executable
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["TERM"] = "xterm-256color"
+    environment["LANG"] = "C.UTF-8"
+    environment["NO_COLOR"] = nil
+    process.environment = environment
+    let handle = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
+    process.standardInput = handle
+    process.standardOutput = handle
+    process.standardError = handle
+    try process.run()
+    close(secondary)  // the child has its own; the terminal closes when the child exits
+    return process
+  }
+
+  /// Types `text` as keys.
+  func type(_ text: String) {
+    _ = text.utf8CString.withUnsafeBufferPointer { write(primary, $0.baseAddress, $0.count - 1) }
+  }
+
+  /// Reads what the program draws until `text` has appeared (or the program has gone).
+  @discardableResult
+  func read(until text: String) -> Bool {
+    while !output.contains(text) {
+      guard readChunk() else { return false }
+    }
+    return true
+  }
+
+  /// Reads until the program has closed the terminal.
+  func readToEnd() {
+    while readChunk() {}
+  }
+
+  private func readChunk() -> Bool {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let count = Foundation.read(primary, &buffer, buffer.count)
+    guard count > 0 else { return false }  // EIO once the program's side is closed
+    output += String(decoding: buffer[..<count], as: UTF8.self)
+    return true
+  }
+
+  /// The terminal's current modes.
+  var modes: termios {
+    var modes = termios()
+    tcgetattr(primary, &modes)
+    return modes
+  }
+}
