@@ -67,19 +67,26 @@ struct LogLine: Equatable {
       + fraction
   }
 
+  /// The range of times a timestamp can show: years 0000 to 9999, as ISO 8601 spells them
+  /// without an expansion; a time outside is shown as the nearest end.
+  static let timestampRange: ClosedRange<Int64> = -62_167_219_200...253_402_300_799
+
   /// An ISO 8601 UTC timestamp with milliseconds, such as `2026-11-29T14:35:03.123Z`.
   static func iso8601(_ sinceEpoch: Duration) -> String {
-    let milliseconds =
-      sinceEpoch.components.seconds * 1000
-      + sinceEpoch.components.attoseconds / 1_000_000_000_000_000
+    var (seconds, attoseconds) = sinceEpoch.components
+    if !timestampRange.contains(seconds) {
+      seconds = min(max(seconds, timestampRange.lowerBound), timestampRange.upperBound)
+      attoseconds = 0
+    }
+    let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
     let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
     let (year, month, day) = civilDate(daysSinceEpoch: days)
-    let seconds = dayMilliseconds / 1000
-    return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(seconds / 3600, 2)
-      + ":"
-      + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2) + "."
-      + pad(dayMilliseconds % 1000, 3)
-      + "Z"
+    let secondOfDay = dayMilliseconds / 1000
+    let date = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+    let time =
+      pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":"
+      + pad(secondOfDay % 60, 2) + "." + pad(dayMilliseconds % 1000, 3)
+    return date + "T" + time + "Z"
   }
 
   /// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's algorithm).

@@ -23,6 +23,12 @@ struct LogLineTests {
     #expect(LogLine.iso8601(time) == text)
   }
 
+  @Test func timesBeyondYear9999OrBeforeYear0AreShownAsTheNearestEnd() {
+    #expect(LogLine.iso8601(.seconds(Int64.max)) == "9999-12-31T23:59:59.000Z")
+    #expect(LogLine.iso8601(.seconds(Int64.min)) == "0000-01-01T00:00:00.000Z")
+    #expect(LogLine.iso8601(.seconds(-62_167_219_200)) == "0000-01-01T00:00:00.000Z")
+  }
+
   @Test func timestampsAgreeWithFoundationAcrossCenturies() {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
