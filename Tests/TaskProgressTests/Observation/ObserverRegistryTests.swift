@@ -23,16 +23,24 @@ struct ObserverRegistryTests {
     token.cancel()
   }
 
+  /// Three observers that log what they see; `react` runs in each callback after logging.
+  private func observers(
+    of runner: TaskRunner, react: @escaping @MainActor (_ index: Int, _ state: RunState) -> Void
+  ) -> (logs: [Log], tokens: [ObservationToken]) {
+    let logs = (0..<3).map { _ in Log() }
+    let tokens = logs.enumerated().map { index, log in
+      runner.observe { state in
+        log.states.append(state)
+        react(index, state)
+      }
+    }
+    return (logs, tokens)
+  }
+
   @Test func aCancelFromInsideACallbackReachesEveryObserverAfterTheCurrentRound() {
     let runner = TaskRunner(animation: .instant, clock: ManualClock())
-    let logs = (0..<3).map { _ in Log() }
-    var tokens: [ObservationToken] = []
-    for (index, log) in logs.enumerated() {
-      tokens.append(
-        runner.observe { state in
-          log.states.append(state)
-          if index == 0, state == .running(0) { runner.cancel() }
-        })
+    let (logs, tokens) = observers(of: runner) { index, state in
+      if index == 0, state == .running(0) { runner.cancel() }
     }
     runner.start { _ in await Latch().wait() }
     for log in logs {
@@ -43,14 +51,8 @@ struct ObserverRegistryTests {
 
   @Test func aResetFromInsideACallbackIsSeenAsCancelledThenIdleByEveryone() {
     let runner = TaskRunner(animation: .instant, clock: ManualClock())
-    let logs = (0..<3).map { _ in Log() }
-    var tokens: [ObservationToken] = []
-    for (index, log) in logs.enumerated() {
-      tokens.append(
-        runner.observe { state in
-          log.states.append(state)
-          if index == 1, state == .running(0) { runner.reset() }
-        })
+    let (logs, tokens) = observers(of: runner) { index, state in
+      if index == 1, state == .running(0) { runner.reset() }
     }
     runner.start { _ in await Latch().wait() }
     for log in logs {
@@ -61,18 +63,12 @@ struct ObserverRegistryTests {
 
   @Test func aStartFromInsideACallbackBeginsANewRunSeenByEveryone() async {
     let harness = Harness()
-    let logs = (0..<3).map { _ in Log() }
     var restarted = false
-    var tokens: [ObservationToken] = []
-    for (index, log) in logs.enumerated() {
-      tokens.append(
-        harness.runner.observe { state in
-          log.states.append(state)
-          if index == 2, state == .failed(TestError()), !restarted {
-            restarted = true
-            harness.runner.start { _ in }
-          }
-        })
+    let (logs, tokens) = observers(of: harness.runner) { index, state in
+      if index == 2, state == .failed(TestError()), !restarted {
+        restarted = true
+        harness.runner.start { _ in }
+      }
     }
     _ = await harness.runner.run { _ in throw TestError() }
     await harness.recorder.wait(forStateCount: 5)

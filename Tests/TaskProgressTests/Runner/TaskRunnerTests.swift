@@ -51,15 +51,7 @@ struct TaskRunnerTests {
 
   @Test func startWhileRunningChangesNothingAndNeverCallsTheOperation() async {
     let harness = Harness()
-    let reached = Latch()
-    let proceed = Latch()
-    harness.runner.start { reporter in
-      reporter.report(fractionCompleted: 0.4)
-      reached.open()
-      await proceed.wait()
-    }
-    await reached.wait()
-    harness.clock.advance(by: frame)
+    let proceed = await harness.startHeldRun(reporting: 0.4)
     let before = harness.recorder.states
     let secondCalled = Locked(false)
     let started = harness.runner.start { _ in secondCalled.withLock { $0 = true } }
@@ -486,15 +478,7 @@ struct TaskRunnerTests {
 
   @Test func runWhileRunningStartsNothingAndReturnsTheCurrentStateAtOnce() async {
     let harness = Harness()
-    let reached = Latch()
-    let proceed = Latch()
-    harness.runner.start { reporter in
-      reporter.report(fractionCompleted: 0.6)
-      reached.open()
-      await proceed.wait()
-    }
-    await reached.wait()
-    harness.clock.advance(by: frame)
+    let proceed = await harness.startHeldRun(reporting: 0.6)
     let called = Locked(false)
     let state = await harness.runner.run { _ in called.withLock { $0 = true } }
     #expect(state == .running(0.6))

@@ -12,6 +12,21 @@ struct Harness {
     recorder = StateRecorder(observing: runner, recordingFrames: recordingFrames)
   }
 
+  /// Starts a run that reports `fraction` and then holds until the returned latch opens, and
+  /// advances the clock one frame, so that the report is delivered.
+  func startHeldRun(reporting fraction: Double) async -> Latch {
+    let reached = Latch()
+    let proceed = Latch()
+    runner.start { reporter in
+      reporter.report(fractionCompleted: fraction)
+      reached.open()
+      await proceed.wait()
+    }
+    await reached.wait()
+    clock.advance(by: frame)
+    return proceed
+  }
+
   /// Drives the runner into `phase` through its public API.
   func drive(to phase: RunPhase) async {
     switch phase {
