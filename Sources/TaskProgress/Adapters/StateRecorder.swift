@@ -89,6 +89,9 @@ public final class StateRecorder {
     /// What was compared: "states" or "phases".
     public let subject: String
 
+    /// Which rows differ, by value: two different values may print alike.
+    public let differingRows: Set<Int>
+
     /// The first difference, then both sequences side by side, differing rows marked `✗`.
     public var description: String {
       let width = max(8, expected.map(\.count).max() ?? 0)
@@ -105,8 +108,7 @@ public final class StateRecorder {
       for index in 0..<max(expected.count, recorded.count) {
         let left = index < expected.count ? expected[index] : "—"
         let right = index < recorded.count ? recorded[index] : "—"
-        let same = index < expected.count && index < recorded.count && left == right
-        lines.append(row(same ? " " : "✗", String(index), left, right))
+        lines.append(row(differingRows.contains(index) ? "✗" : " ", String(index), left, right))
       }
       return lines.joined(separator: "\n")
     }
@@ -115,13 +117,25 @@ public final class StateRecorder {
       expected: [Entry], recorded: [Entry], what subject: String
     ) throws(Mismatch) {
       guard expected != recorded else { return }
-      let common = min(expected.count, recorded.count)
-      let index = (0..<common).first { expected[$0] != recorded[$0] } ?? common
+      let rows = max(expected.count, recorded.count)
+      let differing = Set(
+        (0..<rows).filter { row in
+          row >= expected.count || row >= recorded.count || expected[row] != recorded[row]
+        })
+      // Where two different values print alike, show them in full.
+      func text(_ entries: [Entry], against others: [Entry]) -> [String] {
+        entries.indices.map { row in
+          let plain = entries[row].description
+          guard differing.contains(row), row < others.count, others[row].description == plain else {
+            return plain
+          }
+          return String(reflecting: entries[row])
+        }
+      }
       throw Mismatch(
-        index: index, expected: expected.map(\.description), recorded: recorded.map(\.description),
-        subject: subject)
+        index: differing.min() ?? 0, expected: text(expected, against: recorded),
+        recorded: text(recorded, against: expected), subject: subject, differingRows: differing)
     }
-
   }
 
   // MARK: - Waiting

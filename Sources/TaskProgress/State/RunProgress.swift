@@ -105,3 +105,12 @@ extension RunProgress: CustomStringConvertible {
     return tenths % 10 == 0 ? "\(tenths / 10)%" : "\(tenths / 10).\(tenths % 10)%"
   }
 }
+
+extension RunProgress: CustomDebugStringConvertible {
+  /// Every field, with every digit of the fraction.
+  public var debugDescription: String {
+    "RunProgress(fractionCompleted: \(fractionCompleted.map { "\($0)" } ?? "nil"), "
+      + "completedCount: \(completedCount.map { "\($0)" } ?? "nil"), "
+      + "totalCount: \(totalCount.map { "\($0)" } ?? "nil"))"
+  }
+}

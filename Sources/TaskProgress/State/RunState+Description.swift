@@ -10,3 +10,14 @@ extension RunState: CustomStringConvertible {
     }
   }
 }
+
+extension RunState: CustomDebugStringConvertible {
+  /// The state with its payload in full: every digit of a fraction, the error as `String(reflecting:)`.
+  public var debugDescription: String {
+    switch self {
+    case .idle, .finished, .cancelled: description
+    case .running(let progress): "running(\(progress.debugDescription))"
+    case .failed(let error): "failed(\(String(reflecting: error)))"
+    }
+  }
+}

@@ -41,6 +41,24 @@ struct StateRecorderTests {
     }
   }
 
+  @Test func differentValuesThatPrintAlikeAreShownInFull() async throws {
+    let harness = Harness()
+    let proceed = await harness.startHeldRun(reporting: 0.1 + 0.2)
+    let expected: [RunState] = [.idle, .running(0), .running(0.3)]
+    #expect {
+      try harness.recorder.expectStates(expected)
+    } throws: { error in
+      guard let mismatch = error as? StateRecorder.Mismatch else { return false }
+      return mismatch.differingRows == [2]
+        && mismatch.description.contains(
+          "✗   2  running(RunProgress(fractionCompleted: 0.3, completedCount: nil, totalCount: nil))"
+            + "  running(RunProgress(fractionCompleted: 0.30000000000000004,")
+        && mismatch.description.contains("    1  running(0%)")
+    }
+    proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
+
   @Test func phaseMismatchesAreReportedToo() async {
     let harness = Harness()
     _ = await harness.runner.run { _ in throw TestError() }

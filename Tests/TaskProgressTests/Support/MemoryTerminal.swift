@@ -6,14 +6,24 @@ final class MemoryTerminal: TerminalOutput {
   var capabilities: TerminalCapabilities
   var columns: Int
   private(set) var output = ""
+  /// Every write with the time it came, when the terminal was given a clock.
+  private(set) var writes: [(time: Duration, text: String)] = []
+  private let now: (() -> Duration)?
 
-  init(columns: Int = 60, capabilities: TerminalCapabilities = .interactiveUnicode) {
+  init(
+    columns: Int = 60, capabilities: TerminalCapabilities = .interactiveUnicode,
+    now: (() -> Duration)? = nil
+  ) {
     self.columns = columns
     self.capabilities = capabilities
+    self.now = now
   }
 
   func write(_ text: String) {
     output += text
+    if let now {
+      writes.append((now(), text))
+    }
   }
 
   /// The output with escape sequences spelled out, for readable assertions.

@@ -15,8 +15,9 @@ import Musl
 /// ```
 ///
 /// Each line is one JSON object with an ISO 8601 UTC timestamp with milliseconds, the phase, the
-/// fraction, `completed` and `total` when the work counts, the time since the run started, and the
-/// error's description when it failed:
+/// fraction (for a run that failed or was cancelled, the fraction it had reached), `completed` and
+/// `total` when the work counts, the time since the run started, and the error's description when
+/// it failed:
 ///
 /// ```
 /// {"time":"2026-11-29T14:35:03.123Z","label":"import","phase":"running","fraction":0.42,"completed":42,"total":100,"elapsed":1.234}
@@ -25,7 +26,7 @@ import Musl
 /// A line is written for every transition, and for progress when it moved by at least 1% or a
 /// second has passed since the last line. Opening never truncates: lines are appended
 /// (`O_APPEND`), each in a single `write`, so two runners logging to one file never interleave
-/// half lines. The file is flushed to storage at every terminal state.
+/// half lines. The file is synced to storage at every terminal state, off the main actor.
 ///
 /// A path that cannot be opened throws a ``LogFileError`` naming the path and the system's reason.
 /// A write that fails later (a full disk) is surfaced, never swallowed: through ``onError``,
@@ -46,7 +47,10 @@ public final class LogFileRenderer: ProgressRenderer {
   private let file: OpenFile
   private let wallClock: @Sendable () -> Duration
   private var runStart: Duration?
+  /// The last line written: when, in which phase, and with what progress.
   private var lastLine: (time: Duration, phase: RunPhase, progress: RunProgress?)?
+  /// The last progress of the current run, logged or not: where a run that ends got to.
+  private var lastProgress: RunProgress?
 
   /// Progress moves a line is written for: 1%.
   static let fractionStep = 0.01
@@ -92,23 +96,32 @@ public final class LogFileRenderer: ProgressRenderer {
     if state.phase == .running && lastLine?.phase != .running {
       runStart = update.time
     }
+    if let progress {
+      lastProgress = progress
+    }
     if let lastLine, lastLine.phase == .running, state.phase == .running, let progress,
       !isWorthALine(progress, since: lastLine.progress, elapsed: update.time - lastLine.time)
     {
       return
     }
-    var line = LogLine(
-      time: wallClock(), label: label, phase: state.phase, fraction: state.fractionCompleted,
-      completed: progress?.completedCount, total: progress?.totalCount,
-      elapsed: runStart.map { update.time - $0 }, error: state.error.map { String(describing: $0) })
-    if state.phase == .idle {
-      line.elapsed = nil
-    }
+    // A run that ended is logged where it got to: the last progress it reported.
+    let position = state.phase.isTerminal ? lastProgress : progress
+    let fraction =
+      switch state.phase {
+      case .failed, .cancelled: position?.fractionCompleted ?? 0
+      case .idle, .running, .finished: state.fractionCompleted
+      }
+    let line = LogLine(
+      time: wallClock(), label: label, phase: state.phase, fraction: fraction,
+      completed: position?.completedCount, total: position?.totalCount,
+      elapsed: state.phase == .idle ? nil : runStart.map { update.time - $0 },
+      error: state.error.map { String(describing: $0) })
     append(line.encoded())
     lastLine = (update.time, state.phase, progress)
     if state.phase.isTerminal {
       runStart = nil
-      syncToStorage()
+      lastProgress = nil
+      syncInBackground()
     }
   }
 
@@ -126,15 +139,21 @@ public final class LogFileRenderer: ProgressRenderer {
   }
 
   /// Asks the system to put the file on storage; reports and returns a failure.
-  @discardableResult
   private func syncToStorage() -> LogFileError? {
-    guard !file.sync() else { return nil }
-    let code = errno
-    // Pipes, terminals and device files such as /dev/full cannot be synced; nothing is lost.
-    guard code != EINVAL && code != EROFS && code != ENOTSUP else { return nil }
+    guard let code = file.sync() else { return nil }
     let error = LogFileError(path: path, operation: .flush, code: code)
     report(error)
     return error
+  }
+
+  /// Syncs off the main actor, where a slow disk cannot stall the interface; a failure is
+  /// reported back on the main actor.
+  private func syncInBackground() {
+    let (file, path) = (self.file, self.path)
+    Task.detached { [weak self] in
+      guard let code = file.sync() else { return }
+      await self?.report(LogFileError(path: path, operation: .flush, code: code))
+    }
   }
 
   /// Closes the file, after which updates are not written; releasing the renderer closes it too.
@@ -168,7 +187,7 @@ public final class LogFileRenderer: ProgressRenderer {
 }
 
 /// The open descriptor, closed exactly once, also from the renderer's `deinit`.
-private final class OpenFile: Sendable {
+final class OpenFile: Sendable {
   private let descriptor: Int32
   private let isOpen = Locked(true)
 
@@ -196,17 +215,22 @@ private final class OpenFile: Sendable {
     }
   }
 
-  func sync() -> Bool {
-    guard isOpen.withLock({ $0 }) else { return true }
-    return fsync(descriptor) == 0
+  /// Syncs the file to storage and returns the `errno` of a failure that loses data.
+  ///
+  /// Pipes, terminals and device files such as /dev/full cannot be synced, and nothing is lost.
+  func sync() -> Int32? {
+    // Under the lock, so that a close on another thread waits rather than freeing the descriptor.
+    isOpen.withLock { isOpen in
+      guard isOpen, fsync(descriptor) != 0 else { return nil }
+      let code = errno
+      return code == EINVAL || code == EROFS || code == ENOTSUP ? nil : code
+    }
   }
 
   func close() {
-    let wasOpen = isOpen.withLock { isOpen in
-      defer { isOpen = false }
-      return isOpen
-    }
-    if wasOpen {
+    isOpen.withLock { isOpen in
+      guard isOpen else { return }
+      isOpen = false
       _ = closeDescriptor(descriptor)
     }
   }

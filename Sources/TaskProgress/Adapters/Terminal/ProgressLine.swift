@@ -5,9 +5,12 @@
 /// Heavy task ▕█████████████▍            ▏  52%  26/50  24.8 it/s  ETA 0:01
 /// ```
 ///
-/// The bar takes the room the other parts leave, and keeps it for the whole run: room is reserved
-/// for the counts, the rate and the ETA before they are known. When the line is too narrow, the
-/// parts go in this order: rate, ETA, counts, label; then the bar shrinks, down to 3 cells.
+/// The bar draws the animated value; the percentage beside it is the reported one, so that it
+/// always agrees with the counts. The bar takes the room the other parts leave, and keeps it for
+/// the whole run: room is reserved for the counts, the rate and the ETA before they are known, and
+/// for the final status. When the line is too narrow, the parts go in this order: rate, ETA,
+/// counts, label; then the bar shrinks, down to 3 cells. Widths are counted in terminal columns,
+/// so a label in Japanese takes the room it really takes.
 struct ProgressLine: Equatable {
   /// How a finished line ends.
   enum Status: Equatable {
@@ -27,15 +30,17 @@ struct ProgressLine: Equatable {
 
   var label = ""
   /// The fraction the bar shows, or `nil` for an indeterminate bar.
-  var fraction: Double?
+  var barFraction: Double?
+  /// The fraction the percentage shows, or `nil` for none.
+  var percentFraction: Double?
   /// Where the moving block of an indeterminate bar is, in `0...1`.
   var indeterminatePosition = 0.0
   var counts: String?
   var rate: String?
   var eta: String?
   var status: Status?
-  /// Room kept for the counts, the rate and the ETA even while they are not shown, so that the bar
-  /// keeps its width for the whole run.
+  /// Room kept for the parts after the bar even while they are not shown, so that the bar keeps
+  /// its width for the whole run.
   var reserved = Reservation()
 
   /// The room kept after the bar.
@@ -44,10 +49,12 @@ struct ProgressLine: Equatable {
     var rate = 0
     var eta = 0
 
+    /// Room for `done in 59.9s` and the like at the end of a run, and for `ETA 9:59:59`.
+    static let status = 13
+
     /// Room for `total/total`, `999.9k it/s` and `ETA 9:59:59`, as far as the run can show them.
     static func forRun(total: Int?, determinate: Bool) -> Reservation {
-      guard determinate else { return Reservation() }
-      guard let total else { return Reservation(eta: 11) }
+      guard let total, determinate else { return Reservation(eta: status) }
       return Reservation(counts: 2 * String(total).count + 1, rate: 11, eta: 11)
     }
   }
@@ -64,13 +71,14 @@ struct ProgressLine: Equatable {
     var reserved = self.reserved
     var rate = self.rate
     var eta = self.eta
+    let columns = TerminalFormat.columns
 
     func part(_ text: String?, _ reservation: Int) -> Int {
-      let length = max(text?.count ?? 0, reservation)
+      let length = max(text.map(columns) ?? 0, reservation)
       return length == 0 ? 0 : length + 2
     }
     func used() -> Int {
-      (label.isEmpty ? 0 : label.count + 1) + 2 + (fraction == nil ? 0 : 5)
+      (label.isEmpty ? 0 : columns(label) + 1) + 2 + (percentFraction == nil ? 0 : 5)
         + part(counts, reserved.counts) + part(rate, reserved.rate) + part(eta, reserved.eta)
     }
     // Drop the least useful parts until the bar gets its minimum.
@@ -93,8 +101,8 @@ struct ProgressLine: Equatable {
 
     var line = label.isEmpty ? "" : label + " "
     line += bar(cells: cells, unicode: unicode)
-    if let fraction {
-      let percent = TerminalFormat.percent(fraction)
+    if let percentFraction {
+      let percent = TerminalFormat.percent(percentFraction)
       line += " " + String(repeating: " ", count: 3 - percent.count) + percent + "%"
     }
     for part in [counts, rate, eta].compactMap({ $0 }) {
@@ -102,8 +110,7 @@ struct ProgressLine: Equatable {
     }
     guard let status else { return (line, nil) }
     // The status takes the place of the rate and the ETA, or any room left after the counts.
-    let statusRoom = room - line.count - 2
-    if status.text.count <= statusRoom {
+    if columns(status.text) <= room - columns(line) - 2 {
       return (line + "  " + colored(status.text, color: color), nil)
     }
     return (line, colored(status.text, color: color))
@@ -111,14 +118,14 @@ struct ProgressLine: Equatable {
 
   private func bar(cells: Int, unicode: Bool) -> String {
     let (open, close, full, empty) = unicode ? ("▕", "▏", "█", " ") : ("[", "]", "#", " ")
-    guard let fraction else {
+    guard let barFraction else {
       let block = max(1, cells / 4)
       let start = Int((indeterminatePosition * Double(cells - block)).rounded())
       let mark = unicode ? full : "="
       return open + String(repeating: empty, count: start) + String(repeating: mark, count: block)
         + String(repeating: empty, count: cells - block - start) + close
     }
-    let eighths = Int((min(max(fraction, 0), 1) * Double(cells * 8)).rounded(.down))
+    let eighths = Int((min(max(barFraction, 0), 1) * Double(cells * 8)).rounded(.down))
     let whole = eighths / 8
     var text = open + String(repeating: full, count: whole)
     if whole < cells {
@@ -135,7 +142,6 @@ struct ProgressLine: Equatable {
 
   private func colored(_ text: String, color: Bool) -> String {
     guard color, let status else { return text }
-    // Not `text`'s own colour codes: a failure's reason is printed as it is, coloured once.
     switch status {
     case .success: return "\u{1B}[32m" + text + "\u{1B}[0m"
     case .failure: return "\u{1B}[31m" + text + "\u{1B}[0m"

@@ -1,5 +1,28 @@
 /// The numbers a progress line shows, formatted without Foundation.
 enum TerminalFormat {
+  /// The columns `text` takes on a terminal: two for East Asian wide and fullwidth characters
+  /// (CJK ideographs, kana, Hangul, fullwidth forms, most emoji), none for combining marks and
+  /// other zero-width scalars, one for the rest.
+  static func columns(_ text: String) -> Int {
+    text.unicodeScalars.reduce(0) { $0 + columns(of: $1) }
+  }
+
+  private static func columns(of scalar: Unicode.Scalar) -> Int {
+    switch scalar.properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .format, .control: return 0
+    default: break
+    }
+    switch scalar.value {
+    case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+      0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+      0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F680...0x1F6FF, 0x1F900...0x1F9FF, 0x1FA70...0x1FAFF,
+      0x20000...0x3FFFD:
+      return 2
+    default:
+      return 1
+    }
+  }
+
   /// A whole percentage, rounded down, that reaches 100 only when the work is complete.
   static func percent(_ fraction: Double) -> String {
     String(fraction >= 1 ? 100 : min(max(Int(fraction * 100), 0), 99))

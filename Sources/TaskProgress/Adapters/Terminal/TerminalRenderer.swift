@@ -144,7 +144,11 @@ public final class TerminalRenderer: ProgressRenderer {
       }
       var line = ProgressLine(label: label, counts: counts, status: status)
       line.reserved = .forRun(total: run.progress.totalCount, determinate: lastFraction != nil)
-      line.fraction = finished ? 1 : lastFraction ?? 0
+      // A finished bar is full; any other ends where the work was, and indeterminate work
+      // claims no percentage even then.
+      line.barFraction = finished ? 1 : lastFraction
+      line.percentFraction = finished ? 1 : lastFraction
+      line.indeterminatePosition = bouncing(update.time - run.start)
       write(line, force: true, time: update.time)
       output.write("\n")
       openLine = nil
@@ -177,7 +181,9 @@ public final class TerminalRenderer: ProgressRenderer {
     if run.progress.isIndeterminate {
       line.indeterminatePosition = bouncing(update.time - run.start)
     } else {
-      line.fraction = update.displayedProgress
+      // The bar glides with the animation; the percentage is the reported one, like the counts.
+      line.barFraction = update.displayedProgress
+      line.percentFraction = run.progress.fractionCompleted
       let fraction = run.progress.fractionCompleted ?? 0
       if let remaining = run.estimator.remaining(at: fraction) {
         line.eta = "ETA " + TerminalFormat.remaining(remaining)

@@ -42,7 +42,7 @@ struct LogFileRendererTests {
     let lines = try objects(in: url)
     #expect(
       lines.map { $0["phase"] as? String } == Array(repeating: "running", count: 7) + ["finished"])
-    #expect(lines.map { $0["completed"] as? Int } == [nil, 5, 10, 20, 30, 45, 50, nil])
+    #expect(lines.map { $0["completed"] as? Int } == [nil, 5, 10, 20, 30, 45, 50, 50])
     #expect(lines.dropFirst().dropLast().allSatisfy { $0["total"] as? Int == 50 })
     #expect(lines.allSatisfy { $0["label"] as? String == "import" })
     #expect(lines.last?["fraction"] as? Double == 1)
@@ -64,6 +64,9 @@ struct LogFileRendererTests {
     #expect(last["phase"] as? String == "failed")
     #expect(last["error"] as? String == "disk \"full\"\nat chunk 7")
     #expect(last["label"] == nil)
+    // Where the run got to: the last report (10 of 50), whether or not it had a line of its own.
+    #expect(last["completed"] as? Int == 10 && last["total"] as? Int == 50)
+    #expect(last["fraction"] as? Double == 0.2)
   }
 
   @Test func openingAppendsAndNeverTruncates() async throws {
@@ -128,6 +131,34 @@ struct LogFileRendererTests {
     let lines = try objects(in: url)
     #expect(lines.filter { $0["label"] as? String == "first" }.count > 10)
     #expect(lines.filter { $0["label"] as? String == "second" }.count > 10)
+  }
+
+  @Test func concurrentAppendsOfLongLinesNeverSplitALine() async throws {
+    let url = try temporaryFolder().appendingPathComponent("shared.log")
+    let writers = 8
+    let linesEach = 100
+    let length = 16 * 1024
+    let files = try (0..<writers).map { _ in
+      let descriptor = open(url.path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+      try #require(descriptor >= 0)
+      return OpenFile(descriptor: descriptor)
+    }
+    await withTaskGroup(of: Void.self) { group in
+      for (writer, file) in files.enumerated() {
+        group.addTask {
+          let marker = Character(UnicodeScalar(UInt8(ascii: "A") + UInt8(writer)))
+          let line = String(repeating: marker, count: length - 1) + "\n"
+          for _ in 0..<linesEach {
+            #expect(file.append(line) == nil)
+          }
+        }
+      }
+    }
+    let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+    #expect(lines.count == writers * linesEach)
+    for line in lines {
+      #expect(line.count == length - 1 && Set(line).count == 1)
+    }
   }
 
   // MARK: - Errors

@@ -14,18 +14,30 @@ struct ProgressLineTests {
       "▕▋         ▏", "▕▊         ▏", "▕▉         ▏", "▕█         ▏",
     ]
     for (eighths, bar) in expected.enumerated() {
-      let line = ProgressLine(fraction: Double(eighths) / 80)
+      let line = ProgressLine(
+        barFraction: Double(eighths) / 80, percentFraction: Double(eighths) / 80)
       #expect(render(line, width: 18).hasPrefix(bar), "\(eighths) eighths")
     }
-    #expect(render(ProgressLine(fraction: 1), width: 18) == "▕██████████▏ 100%")
-    #expect(render(ProgressLine(fraction: 0.999), width: 18) == "▕█████████▉▏  99%")
+    #expect(
+      render(ProgressLine(barFraction: 1, percentFraction: 1), width: 18) == "▕██████████▏ 100%")
+    #expect(
+      render(ProgressLine(barFraction: 0.999, percentFraction: 0.999), width: 18)
+        == "▕█████████▉▏  99%")
   }
 
   @Test func theASCIIBarShowsAHeadPastHalfACell() {
-    #expect(render(ProgressLine(fraction: 0.04), width: 18, unicode: false) == "[          ]   4%")
-    #expect(render(ProgressLine(fraction: 0.05), width: 18, unicode: false) == "[>         ]   5%")
-    #expect(render(ProgressLine(fraction: 0.5), width: 18, unicode: false) == "[#####     ]  50%")
-    #expect(render(ProgressLine(fraction: 1), width: 18, unicode: false) == "[##########] 100%")
+    #expect(
+      render(ProgressLine(barFraction: 0.04, percentFraction: 0.04), width: 18, unicode: false)
+        == "[          ]   4%")
+    #expect(
+      render(ProgressLine(barFraction: 0.05, percentFraction: 0.05), width: 18, unicode: false)
+        == "[>         ]   5%")
+    #expect(
+      render(ProgressLine(barFraction: 0.5, percentFraction: 0.5), width: 18, unicode: false)
+        == "[#####     ]  50%")
+    #expect(
+      render(ProgressLine(barFraction: 1, percentFraction: 1), width: 18, unicode: false)
+        == "[##########] 100%")
   }
 
   @Test func thePercentageIsRoundedDownAndReaches100OnlyAtTheEnd() {
@@ -36,7 +48,8 @@ struct ProgressLineTests {
   }
 
   @Test func partsGiveWayInOrderRateETACountsLabel() {
-    var line = ProgressLine(label: "Importing", fraction: 0.5, counts: "50/100")
+    var line = ProgressLine(
+      label: "Importing", barFraction: 0.5, percentFraction: 0.5, counts: "50/100")
     line.rate = "12.0 it/s"
     line.eta = "ETA 0:04"
     line.reserved = .forRun(total: 100, determinate: true)
@@ -53,7 +66,8 @@ struct ProgressLineTests {
   }
 
   @Test func theBarKeepsItsWidthWhetherOrNotTheReservedPartsAreThere() {
-    var early = ProgressLine(label: "Task", fraction: 0.1, counts: "10/100")
+    var early = ProgressLine(
+      label: "Task", barFraction: 0.1, percentFraction: 0.1, counts: "10/100")
     early.reserved = .forRun(total: 100, determinate: true)
     var late = early
     late.rate = "9.9 it/s"
@@ -67,7 +81,7 @@ struct ProgressLineTests {
   }
 
   @Test func aStatusThatDoesNotFitGoesOnALineOfItsOwnAndKeepsTheBar() {
-    var line = ProgressLine(label: "Task", fraction: 0.4, counts: "4/10")
+    var line = ProgressLine(label: "Task", barFraction: 0.4, percentFraction: 0.4, counts: "4/10")
     line.reserved = .forRun(total: 10, determinate: true)
     line.status = .failure("failed after 1.0s: the server closed the connection unexpectedly")
     let (text, overflow) = line.rendered(width: 60, unicode: true, color: false)
@@ -77,6 +91,22 @@ struct ProgressLineTests {
     let (fitting, none) = line.rendered(width: 60, unicode: true, color: false)
     #expect(none == nil)
     #expect(fitting.hasSuffix("4/10  failed: timeout"))
+  }
+
+  @Test func aWideLabelTakesTheColumnsItReallyTakes() {
+    let line = ProgressLine(label: "重いタスク", barFraction: 0.5, percentFraction: 0.5)
+    let text = render(line, width: 40)
+    #expect(TerminalFormat.columns(text) == 39)
+    #expect(text.hasPrefix("重いタスク ▕"))
+  }
+
+  @Test func theEndOfAFractionOnlyRunFitsAfterItsBar() {
+    var line = ProgressLine(label: "Task", barFraction: 1, percentFraction: 1)
+    line.reserved = .forRun(total: nil, determinate: true)
+    line.status = .success("done in 59.9s")
+    let (text, overflow) = line.rendered(width: 60, unicode: true, color: false)
+    #expect(overflow == nil)
+    #expect(text.hasSuffix(" 100%  done in 59.9s"))
   }
 
   @Test func anIndeterminateBarIsABlockThatMoves() {
@@ -92,7 +122,8 @@ struct ProgressLineTests {
 
   @Test func aTinyWidthNeverTrapsAndKeepsABar() {
     for width in [-5, 0, 1, 2, 5, 9] {
-      var line = ProgressLine(label: "Label", fraction: 0.3, counts: "3/10")
+      var line = ProgressLine(
+        label: "Label", barFraction: 0.3, percentFraction: 0.3, counts: "3/10")
       line.status = .note("cancelled after 2.0s")
       let (text, _) = line.rendered(width: width, unicode: true, color: false)
       #expect(text.hasPrefix("▕"))

@@ -30,6 +30,14 @@ struct TerminalFormatTests {
     #expect(TerminalFormat.rate(perSecond) == text)
   }
 
+  @Test(arguments: [
+    ("Heavy task", 10), ("重いタスク", 10), ("진행", 4), ("ＡＢ", 4), ("e\u{301}", 1), ("🚀 go", 5),
+    ("", 0),
+  ])
+  func columnsCountWideCharactersTwiceAndMarksNotAtAll(text: String, columns: Int) {
+    #expect(TerminalFormat.columns(text) == columns)
+  }
+
   @Test(arguments: [0, -1, Double.nan, .infinity])
   func meaninglessRatesAreEmpty(perSecond: Double) {
     #expect(TerminalFormat.rate(perSecond).isEmpty)

@@ -28,27 +28,28 @@ struct TerminalRendererTests {
 
   @Test func aRunRedrawsInPlaceBetweenHidingAndShowingTheCursorAt40Columns() async {
     let terminal = await play(columns: 40, capabilities: .interactiveUnicode)
+    // The bar glides with the animation; the percentage is the reported one, like the counts.
     let expected = [
       "⎋[?25l",
-      "⏎Task ▕              ▏   0%⎋[K",
-      "⏎Task ▕▎                   ▏   1%  5/50⎋[K",
-      "⏎Task ▕▋                   ▏   3%  5/50⎋[K",
-      "⏎Task ▕█                   ▏   5%  5/50⎋[K",
-      "⏎Task ▕█▋                  ▏   8%  10/50⎋[K",
-      "⏎Task ▕██▍                 ▏  12%  10/50⎋[K",
-      "⏎Task ▕███                 ▏  15%  10/50⎋[K",
-      "⏎Task ▕███▉                ▏  20%  20/50⎋[K",
-      "⏎Task ▕█████▏              ▏  25%  20/50⎋[K",
-      "⏎Task ▕██████              ▏  30%  20/50⎋[K",
-      "⏎Task ▕███████▍            ▏  37%  30/50⎋[K",
-      "⏎Task ▕████████▉           ▏  44%  30/50⎋[K",
-      "⏎Task ▕██████████          ▏  50%  30/50⎋[K",
-      "⏎Task ▕███████████▋        ▏  58%  45/50⎋[K",
-      "⏎Task ▕█████████████▌      ▏  68%  45/50⎋[K",
-      "⏎Task ▕███████████████▏    ▏  75%  45/50⎋[K",
-      "⏎Task ▕████████████████▌   ▏  82%  50/50⎋[K",
-      "⏎Task ▕██████████████████  ▏  90%  50/50⎋[K",
-      "⏎Task ▕███████████████████ ▏  95%  50/50⎋[K",
+      "⏎Task ▕            ▏   0%⎋[K",
+      "⏎Task ▕▎                   ▏  10%  5/50⎋[K",
+      "⏎Task ▕▋                   ▏  10%  5/50⎋[K",
+      "⏎Task ▕█                   ▏  10%  5/50⎋[K",
+      "⏎Task ▕█▋                  ▏  20%  10/50⎋[K",
+      "⏎Task ▕██▍                 ▏  20%  10/50⎋[K",
+      "⏎Task ▕███                 ▏  20%  10/50⎋[K",
+      "⏎Task ▕███▉                ▏  40%  20/50⎋[K",
+      "⏎Task ▕█████▏              ▏  40%  20/50⎋[K",
+      "⏎Task ▕██████              ▏  40%  20/50⎋[K",
+      "⏎Task ▕███████▍            ▏  60%  30/50⎋[K",
+      "⏎Task ▕████████▉           ▏  60%  30/50⎋[K",
+      "⏎Task ▕██████████          ▏  60%  30/50⎋[K",
+      "⏎Task ▕███████████▋        ▏  90%  45/50⎋[K",
+      "⏎Task ▕█████████████▌      ▏  90%  45/50⎋[K",
+      "⏎Task ▕███████████████▏    ▏  90%  45/50⎋[K",
+      "⏎Task ▕████████████████▌   ▏ 100%  50/50⎋[K",
+      "⏎Task ▕██████████████████  ▏ 100%  50/50⎋[K",
+      "⏎Task ▕███████████████████ ▏ 100%  50/50⎋[K",
       "⏎Task ▕████████████████████▏ 100%  50/50⎋[K\ndone in 1.2s\n⎋[?25h",
     ]
     #expect(terminal.visible == expected.joined())
@@ -58,7 +59,7 @@ struct TerminalRendererTests {
     let terminal = await play(columns: 20, capabilities: .interactiveUnicode)
     let frames = frames(terminal)
     #expect(frames.first == "▕            ▏   0%")
-    #expect(frames.dropLast().last == "▕███████████▍▏  95%")
+    #expect(frames.dropLast().last == "▕███████████▍▏ 100%")  // reported: the bar still glides
     #expect(terminal.output.hasSuffix("▕████████████▏ 100%\u{1B}[K\ndone in 1.2s\n\u{1B}[?25h"))
     #expect(frames.allSatisfy { $0.count <= 19 })
   }
@@ -115,17 +116,30 @@ struct TerminalRendererTests {
   }
 
   @Test func redrawsAtMostTwentyTimesASecondButTransitionsAtOnce() async {
-    // A one-second linear glide moves the bar on every one of its 60 frames.
-    let terminal = await play(columns: 60, capabilities: .interactiveUnicode) { script in
-      script.counts = [50]
-      script.step = .seconds(2)
-      script.animation = .linear(duration: .seconds(1))
+    // A one-second linear glide moves the bar on every one of its 60 frames a second.
+    let harness = Harness(animation: .linear(duration: .seconds(1)))
+    let clock = harness.clock
+    let terminal = MemoryTerminal(columns: 60, now: { clock.now.offset })
+    let token = harness.runner.attach(TerminalRenderer(output: terminal))
+    let reported = Latch()
+    let proceed = Latch()
+    harness.runner.start { reporter in
+      reporter.report(fractionCompleted: 1)
+      reported.open()
+      await proceed.wait()
     }
-    let frames = frames(terminal)
-    // 20 redraws a second at most while moving, plus the start and the end.
-    #expect(frames.count <= 20 * 2 + 2)
-    #expect(frames.count >= 10)
-    #expect(frames.last?.contains("100%") == true)
+    await reported.wait()
+    harness.clock.advance(by: .seconds(2))
+    proceed.open()
+    await harness.recorder.waitForTerminalState()
+    let redraws = terminal.writes.filter { $0.text.hasPrefix("\r") }
+    #expect(redraws.count >= 10)  // a 1 s glide, redrawn every fourth 60 Hz frame
+    // Between the first draw (the start) and the last (the end), redraws are 50 ms apart or more.
+    for (previous, next) in zip(redraws.dropFirst(), redraws.dropFirst(2).dropLast()) {
+      #expect(next.time - previous.time >= TerminalRenderer.redrawInterval)
+    }
+    #expect(redraws.count <= 2 * 20 + 2)
+    token.cancel()
   }
 
   @Test func anIndeterminateBarMovesWithoutClaimingAPercentage() async {
@@ -149,11 +163,31 @@ struct TerminalRendererTests {
     token.cancel()
   }
 
+  @Test func anIndeterminateRunThatEndsClaimsNoPercentageEvenThen() async {
+    let harness = Harness(animation: .instant)
+    let terminal = MemoryTerminal(columns: 60)
+    let token = harness.runner.attach(TerminalRenderer(output: terminal))
+    let reported = Latch()
+    harness.runner.start { reporter in
+      reporter.reportIndeterminate(completed: 7)
+      reported.open()
+      await Latch().wait()
+    }
+    await reported.wait()
+    harness.clock.advance(by: .seconds(1))
+    harness.runner.cancel()
+    let last = terminal.output.split(separator: "\r").last.map(String.init) ?? ""
+    #expect(!last.contains("%"))
+    #expect(last.contains("█") && last.contains("  7"))
+    #expect(last.hasSuffix("cancelled after 1.0s\n\u{1B}[?25h"))
+    token.cancel()
+  }
+
   @Test func asciiWhereTheLocaleIsNotUTF8() async {
     let terminal = await play(columns: 40, capabilities: .interactiveASCII)
     let frames = frames(terminal)
-    #expect(frames[2] == "Task [>                   ]   3%  5/50")
-    #expect(frames[4] == "Task [#>                  ]   8%  10/50")
+    #expect(frames[2] == "Task [>                   ]  10%  5/50")
+    #expect(frames[4] == "Task [#>                  ]  20%  10/50")
     #expect(frames.last == "Task [####################] 100%  50/50")
     #expect(terminal.output.unicodeScalars.allSatisfy { $0.isASCII })
   }
@@ -162,8 +196,8 @@ struct TerminalRendererTests {
     let terminal = await play(columns: 40, capabilities: .dumb)
     #expect(!terminal.output.contains("\u{1B}"))
     let frames = frames(terminal)
-    #expect(frames[0] == "Task [              ]   0%")
-    #expect(frames[1] == "Task [                    ]   1%  5/50")
+    #expect(frames[0] == "Task [            ]   0%")
+    #expect(frames[1] == "Task [                    ]  10%  5/50")
     #expect(terminal.output.hasSuffix("[####################] 100%  50/50\ndone in 1.2s\n"))
   }
 
@@ -175,9 +209,9 @@ struct TerminalRendererTests {
     terminal.columns = 50
     harness.clock.advance(by: .milliseconds(100))
     let frames = frames(terminal)
-    // At 30 columns there is no room for an ETA; at 50 there is, and 13 columns are kept for it.
+    // At 30 columns there is no room for an ETA; at 50 there is, and 15 columns are kept for it.
     #expect(frames.first?.count == 29)
-    #expect(frames.last?.count == 36)
+    #expect(frames.last?.count == 34)
     harness.runner.cancel()
     token.cancel()
   }

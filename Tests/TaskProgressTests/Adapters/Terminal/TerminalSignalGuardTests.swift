@@ -5,14 +5,18 @@ import Testing
 
 /// The cursor guard installs its handlers only where a signal has its default disposition and
 /// takes away only its own. (Raising the signals would end the test process, so the handler's
-/// own work is checked by the example's terminal tests instead.)
+/// own work is checked in a process of its own: HeavyTaskTests' TerminalRendererProcessTests.)
 @MainActor
 @Suite("Terminal signal guard", .serialized)
 struct TerminalSignalGuardTests {
   private func handler(of signal: Int32) -> UnsafeRawPointer? {
     var action = sigaction()
     sigaction(signal, nil, &action)
+    #if canImport(Darwin)
+    return unsafeBitCast(action.__sigaction_u.__sa_handler, to: UnsafeRawPointer?.self)
+    #else
     return unsafeBitCast(action.__sigaction_handler.sa_handler, to: UnsafeRawPointer?.self)
+    #endif
   }
 
   @Test func itGuardsSignalsLeftAtTheirDefaultAndLeavesThemAsItFoundThem() {
