@@ -52,9 +52,16 @@ let package = Package(
       dependencies: ["TaskProgress"],
       swiftSettings: swiftSettings
     ),
+    // A bar drawn with the default signal dispositions, for HeavyTaskTests to interrupt.
+    .executableTarget(
+      name: "terminal-probe",
+      dependencies: ["TaskProgress"],
+      path: "Tests/TerminalProbe",
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "HeavyTaskTests",
-      dependencies: ["heavy-task"],
+      dependencies: ["heavy-task", "terminal-probe"],
       swiftSettings: swiftSettings
     ),
   ],

@@ -18,7 +18,7 @@ struct MyView: View {
     .disabled(runner.isRunning)
     ProgressView(value: runner.displayedProgress)  // animates, as withAnimation did
       .alert("The task failed", isPresented: failed) {
-        Button("OK") { runner.reset() }  // the bar glides back to 0, as in the seed
+        Button("OK") { runner.reset() }  // back to idle; the bar glided to 0 as the run failed
       } message: {
         Text(runner.state.error.map { "\($0)" } ?? "")
       }

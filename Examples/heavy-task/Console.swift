@@ -14,6 +14,48 @@ enum Key: Equatable {
   case enter, cancel, quit, interrupt, endOfInput
 }
 
+/// Turns the bytes a terminal sends into keys.
+///
+/// It skips the escape sequences of arrows, function keys and the like (`ESC [ … final`,
+/// `ESC O x`), whose bytes could otherwise read as `c` or `q`. A sequence may arrive split over
+/// reads: the decoder keeps its place between bytes.
+struct KeyDecoder {
+  private enum Place {
+    case text, escape, controlSequence, singleShift
+  }
+
+  private var place = Place.text
+
+  /// The key `byte` completes, if any.
+  mutating func decode(_ byte: UInt8) -> Key? {
+    switch place {
+    case .escape:
+      place =
+        byte == UInt8(ascii: "[")
+        ? .controlSequence : byte == UInt8(ascii: "O") ? .singleShift : .text
+      return nil
+    case .controlSequence:
+      if (0x40...0x7E).contains(byte) { place = .text }  // the final byte
+      return nil
+    case .singleShift:
+      place = .text
+      return nil
+    case .text:
+      switch byte {
+      case 0x1B:
+        place = .escape
+        return nil
+      case 0x0D, 0x0A: return .enter
+      case UInt8(ascii: "c"), UInt8(ascii: "C"): return .cancel
+      case UInt8(ascii: "q"), UInt8(ascii: "Q"): return .quit
+      case 0x03: return .interrupt  // Ctrl-C, a key in raw mode
+      case 0x04: return .endOfInput  // Ctrl-D
+      default: return nil
+      }
+    }
+  }
+}
+
 /// The terminal as the interactive session uses it: raw keyboard input, the alternate screen, and
 /// signals turned into events, all restored by ``restore()`` on every way out.
 @MainActor
@@ -27,9 +69,11 @@ final class Console {
     self.output = output
   }
 
-  /// Whether both standard input and standard output are terminals.
+  /// Whether both standard input and standard output are terminals that understand escape
+  /// sequences (not `TERM=dumb`): the screen needs cursor movement, the keys need raw input.
   static var isInteractive: Bool {
     isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+      && TerminalStream.standardOutput.capabilities.supportsEscapeSequences
   }
 
   /// Turns off line editing, echo and signal keys, so each key arrives at once and Ctrl-C
@@ -70,6 +114,7 @@ final class Console {
   /// Calls `handler` on the main actor with every key typed.
   func onKey(_ handler: @escaping @MainActor (Key) -> Void) {
     let source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
+    var decoder = KeyDecoder()
     source.setEventHandler {
       MainActor.assumeIsolated {
         var bytes = [UInt8](repeating: 0, count: 64)
@@ -79,14 +124,7 @@ final class Console {
           return
         }
         for byte in bytes[..<count] {
-          switch byte {
-          case 0x0D, 0x0A: handler(.enter)
-          case UInt8(ascii: "c"), UInt8(ascii: "C"): handler(.cancel)
-          case UInt8(ascii: "q"), UInt8(ascii: "Q"): handler(.quit)
-          case 0x03: handler(.interrupt)  // Ctrl-C, a key in raw mode
-          case 0x04: handler(.endOfInput)  // Ctrl-D
-          default: break
-          }
+          if let key = decoder.decode(byte) { handler(key) }
         }
       }
     }

@@ -44,7 +44,8 @@ struct Options: Equatable, Sendable {
 
     EXIT STATUS:
       0 finished, 1 failed, 130 cancelled (Ctrl-C, SIGINT), 143 terminated (SIGTERM),
-      64 bad usage, 73 a log file that cannot be created or written.
+      141 the reader of the output went away (as after SIGPIPE), 64 bad usage,
+      73 a log file that cannot be created or written.
       On a terminal, q exits with the status of the last run (0 if none ran; 130 if q
       cancelled it).
     """

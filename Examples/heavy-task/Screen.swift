@@ -33,37 +33,50 @@ final class Screen {
   /// Clears the screen and draws everything, at the current width.
   func redraw() {
     output.write("\u{1B}[2J")
-    move(to: 1)
+    let columns = output.columns
     let unicode = output.capabilities.supportsUnicode
-    output.write(
-      " \u{1B}[1mheavy-task\u{1B}[0m  \u{1B}[2mthe \"\(Screen.buttonTitle)\" view, in a terminal\u{1B}[0m"
-    )
+    move(to: 1)
+    let title = " \u{1B}[1mheavy-task\u{1B}[0m"
+    let subtitle = "  \u{1B}[2mthe \"\(Screen.buttonTitle)\" view, in a terminal\u{1B}[0m"
+    output.write(columns > 60 ? title + subtitle : title)
     drawButton()
     move(to: Screen.progressRow + 3)
     let dot = unicode ? "·" : "-"
     output.write(
-      " \u{1B}[2mEnter\u{1B}[0m press \(dot) \u{1B}[2mc\u{1B}[0m cancel \(dot) \u{1B}[2mq\u{1B}[0m quit"
-    )
+      columns > 33
+        ? " \u{1B}[2mEnter\u{1B}[0m press \(dot) \u{1B}[2mc\u{1B}[0m cancel \(dot) \u{1B}[2mq\u{1B}[0m quit"
+        : " \u{1B}[2mEnter c q\u{1B}[0m")
     progressView.redraw()
   }
 
   private func drawButton() {
     let unicode = output.capabilities.supportsUnicode
-    let width = Screen.buttonTitle.count + 4
-    let (topLeft, topRight, bottomLeft, bottomRight, horizontal, vertical) =
-      unicode ? ("╭", "╮", "╰", "╯", "─", "│") : ("+", "+", "+", "+", "-", "|")
     let style = isButtonEnabled ? "\u{1B}[1m" : "\u{1B}[2m"
     let face = isButtonEnabled ? "\u{1B}[7m" : "\u{1B}[2m"
-    let border = String(repeating: horizontal, count: width)
+    let title = "  \(Screen.buttonTitle)  "
+    guard output.columns > title.count + 3 else {
+      // Too narrow for the box: the face alone.
+      for row in 3...5 { clear(row) }
+      move(to: 4)
+      output.write(" " + face + Screen.buttonTitle + "\u{1B}[0m\u{1B}[K")
+      return
+    }
+    let (topLeft, topRight, bottomLeft, bottomRight, horizontal, vertical) =
+      unicode ? ("╭", "╮", "╰", "╯", "─", "│") : ("+", "+", "+", "+", "-", "|")
+    let border = String(repeating: horizontal, count: title.count)
     move(to: 3)
     output.write(" " + style + topLeft + border + topRight + "\u{1B}[0m\u{1B}[K")
     move(to: 4)
     output.write(
-      " " + style + vertical + "\u{1B}[0m" + face + "  \(Screen.buttonTitle)  " + "\u{1B}[0m"
-        + style
-        + vertical + "\u{1B}[0m\u{1B}[K")
+      " " + style + vertical + "\u{1B}[0m" + face + title + "\u{1B}[0m" + style + vertical
+        + "\u{1B}[0m\u{1B}[K")
     move(to: 5)
     output.write(" " + style + bottomLeft + border + bottomRight + "\u{1B}[0m\u{1B}[K")
+  }
+
+  private func clear(_ row: Int) {
+    move(to: row)
+    output.write("\u{1B}[K")
   }
 
   private func move(to row: Int) {
@@ -135,7 +148,13 @@ final class ProgressViewRegion: TerminalOutput {
   }
 
   private func draw(_ index: Int) {
-    let text = ProgressViewRegion.truncated(rows[index], to: columns)
+    // The bar's row is cut to the width, so that a line drawn at an older width never wraps;
+    // the status row is written whole, as the renderer meant, and may wrap onto the blank row
+    // below it, which is cleared first.
+    let text = index == 0 ? ProgressViewRegion.truncated(rows[index], to: columns) : rows[index]
+    if index == 1 {
+      screen.write("\u{1B}[\(row + 2);1H\u{1B}[K")
+    }
     screen.write("\u{1B}[\(row + index);1H \(text)\u{1B}[0m\u{1B}[K")
   }
 

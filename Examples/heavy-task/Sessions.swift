@@ -16,6 +16,8 @@ enum ExitStatus: Int32 {
   case usage = 64
   case cannotWriteLog = 73
   case interrupted = 130
+  /// Standard output was closed by its reader: the status a process killed by SIGPIPE has.
+  case readerGone = 141
   case terminated = 143
 
   /// The status a run's terminal state stands for.
@@ -88,6 +90,11 @@ final class PipedSession {
     Console.onSignal(SIGHUP) { [weak self] in self?.stop(.terminated) }
     output.write("[ \(Screen.buttonTitle) ] pressed\n")
     work.performTask()
+    // A reader that went away (`heavy-task | head -1`) wants no more: stop the work too.
+    let readerWatch = work.runner.observe { [weak self] _ in
+      if output.isBroken { self?.stop(.readerGone) }
+    }
+    defer { readerWatch.cancel() }
     let recorder = StateRecorder(observing: work.runner)
     let final = await recorder.waitForTerminalState() ?? work.runner.state
     return status ?? ExitStatus(final)
@@ -110,7 +117,11 @@ final class InteractiveSession {
   private let screen: Screen
   /// The last run's final line, as a plain renderer writes it, to print after the screen closes.
   private let summary = SummaryOutput()
+  /// The status of the last run that ended.
   private var status: ExitStatus = .finished
+  /// A status that ends the session whatever the run does meanwhile (a log that cannot be
+  /// written, a signal): the run's cancellation, delivered later, does not overwrite it.
+  private var forcedStatus: ExitStatus?
   /// Why the session ended early, printed once the screen is restored.
   private var exitMessage: String?
   private var quit: CheckedContinuation<Void, Never>?
@@ -147,7 +158,7 @@ final class InteractiveSession {
     if let exitMessage {
       printError(exitMessage)
     }
-    return status
+    return forcedStatus ?? status
   }
 
   private func handle(_ key: Key) {
@@ -173,15 +184,14 @@ final class InteractiveSession {
     }
   }
 
-  /// Cancels any run, then ends the session with `status`, or with the last run's status.
+  /// Cancels any run and ends the session with `status`, or, if `nil`, with the status of the
+  /// last run (the one cancelled now, if one was running).
   private func end(_ status: ExitStatus?, because message: String? = nil) {
     guard let quit else { return }
     self.quit = nil
-    work.runner.cancel()  // the renderers draw `cancelled` before the screen closes
-    if let status {
-      self.status = status
-    }
+    forcedStatus = status
     exitMessage = message
+    work.runner.cancel()  // the renderers draw `cancelled` before the screen closes
     quit.resume()
   }
 }

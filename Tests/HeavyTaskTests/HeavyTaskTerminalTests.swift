@@ -61,12 +61,71 @@ struct HeavyTaskTerminalTests {
     let process = try startRun(on: terminal)
     terminal.type("c")
     #expect(terminal.read(until: "cancelled after"))
-    terminal.type("\r")  // a new run
-    #expect(terminal.read(until: "\u{1B}[7m  Perform a Heavy Task"))  // enabled again after it
+    let afterCancel = terminal.bytesRead
+    terminal.type("\r")  // a new run: the button is dimmed again and a new bar is drawn
+    #expect(terminal.read(until: "\u{1B}[2m  Perform a Heavy Task", after: afterCancel))
+    #expect(terminal.read(until: "Heavy task ▕", after: afterCancel))
     terminal.type("q")
     terminal.readToEnd()
     process.waitUntilExit()
     expectRestored(terminal)
+  }
+
+  @Test func arrowAndFunctionKeysDoNothing() throws {
+    let terminal = try PseudoTerminal()
+    let process = try startRun(on: terminal)
+    // Right, Up, F2, Home: their bytes include `C`, `A`, `Q` and `H`, none of which may act.
+    terminal.type("\u{1B}[C\u{1B}[A\u{1B}OQ\u{1B}[1;5H")
+    terminal.type("c")  // a real key, to know the sequences were read
+    #expect(terminal.read(until: "cancelled after"))
+    let cancellations = terminal.output.components(separatedBy: "cancelled after").count - 1
+    #expect(cancellations == 1)
+    terminal.type("q")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130)
+  }
+
+  @Test func aLogThatCannotBeWrittenEndsTheSessionWith73() throws {
+    let terminal = try PseudoTerminal()
+    let process = try terminal.launch(["--items", "50", "--delay-ms", "20", "--log", "/dev/full"])
+    #expect(terminal.read(until: "Press Enter"))
+    terminal.type("\r")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 73)
+    expectRestored(terminal)
+    #expect(
+      terminal.output.contains(
+        "heavy-task: cannot write to log file '/dev/full': No space left on device"))
+  }
+
+  @Test func aResizeRedrawsTheScreenAtTheNewWidth() throws {
+    let terminal = try PseudoTerminal(columns: 80)
+    let process = try terminal.launch([])
+    #expect(terminal.read(until: "view, in a terminal"))
+    let before = terminal.bytesRead
+    terminal.resize(columns: 30, for: process)
+    #expect(terminal.read(until: "\u{1B}[2J", after: before))  // cleared and drawn again
+    #expect(terminal.read(until: "Enter c q", after: before))  // the short help that fits
+    terminal.type("q")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    expectRestored(terminal)
+  }
+
+  @Test func aDumbTerminalGetsNoScreenAndABarRedrawnWithoutEscapeSequences() throws {
+    let terminal = try PseudoTerminal()
+    let process = try terminal.launch(
+      ["--items", "5", "--delay-ms", "1"], environment: ["TERM": "dumb"])
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(!terminal.output.contains("\u{1B}"))
+    #expect(terminal.output.contains("[ Perform a Heavy Task ] pressed"))
+    // Still a terminal: the bar redraws in place with carriage returns alone.
+    #expect(terminal.output.contains("\rHeavy task ▕█"))
+    #expect(terminal.output.contains("done in "))
   }
 
   @Test func qAfterAFinishedRunExits0AndLeavesTheLastLineOnTheScreen() throws {

@@ -43,6 +43,8 @@ struct HeavyTaskTests {
   func everyCurveRuns(curve: String) throws {
     let result = try HeavyTaskProcess.run(["--items", "3", "--delay-ms", "1", "--curve", curve])
     #expect(result.status == 0)
+    #expect(result.lines.last?.hasPrefix("Heavy task: finished in ") == true)
+    #expect(result.error.isEmpty)
   }
 
   @Test func helpDescribesEveryFlagWithItsDefault() throws {
@@ -168,9 +170,9 @@ struct HeavyTaskTests {
     #expect(result.error.isEmpty)
   }
 
-  @Test func aReaderThatGoesAwayEndsTheOutputNotTheProcess() throws {
-    // `heavy-task | head -1`
-    let running = HeavyTaskProcess(["--items", "20", "--delay-ms", "5"])
+  @Test func aReaderThatGoesAwayStopsTheWorkWithoutACrash() throws {
+    // `heavy-task | head -1`: the run would take 10 s; it stops soon after the reader goes.
+    let running = HeavyTaskProcess(["--items", "200", "--delay-ms", "50"])
     try running.process.run()
     let first = running.readOutput(until: "\n")
     #expect(first.hasPrefix("[ Perform a Heavy Task ] pressed"))
@@ -178,7 +180,7 @@ struct HeavyTaskTests {
     let errorText = running.error.fileHandleForReading.readDataToEndOfFile()
     running.process.waitUntilExit()
     #expect(running.process.terminationReason == .exit)
-    #expect(running.process.terminationStatus == 0)
+    #expect(running.process.terminationStatus == 141)
     #expect(errorText.isEmpty)
   }
 }

@@ -7,6 +7,9 @@ final class PseudoTerminal {
   private let secondary: Int32
   private(set) var output = ""
 
+  /// How many bytes have been read so far: an offset for `read(until:after:)`.
+  var bytesRead: Int { output.utf8.count }
+
   /// Opens a terminal of `columns` by `rows`.
   init(columns: UInt16 = 80, rows: UInt16 = 24) throws {
     var primary: Int32 = -1
@@ -23,16 +26,19 @@ final class PseudoTerminal {
     close(primary)
   }
 
-  /// Starts `heavy-task` with the terminal as its standard input, output and error.
-  func launch(_ arguments: [String]) throws -> Process {
+  /// Starts `heavy-task` (or another product) with the terminal as its standard input, output
+  /// and error.
+  func launch(
+    _ arguments: [String], product: String = "heavy-task", environment extra: [String: String] = [:]
+  ) throws -> Process {
     let process = Process()
-    process.executableURL = HeavyTaskProcess.executable
+    process.executableURL = HeavyTaskProcess.productsDirectory.appendingPathComponent(product)
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "xterm-256color"
     environment["LANG"] = "C.UTF-8"
     environment["NO_COLOR"] = nil
-    process.environment = environment
+    process.environment = environment.merging(extra) { $1 }
     let handle = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
     process.standardInput = handle
     process.standardOutput = handle
@@ -47,13 +53,21 @@ final class PseudoTerminal {
     _ = text.utf8CString.withUnsafeBufferPointer { write(primary, $0.baseAddress, $0.count - 1) }
   }
 
-  /// Reads what the program draws until `text` has appeared (or the program has gone).
+  /// Reads what the program draws until `text` has appeared after the first `offset` bytes (or
+  /// the program has gone, or drawn nothing for 30 s: a failure, not a hang).
   @discardableResult
-  func read(until text: String) -> Bool {
-    while !output.contains(text) {
+  func read(until text: String, after offset: Int = 0) -> Bool {
+    while !String(decoding: output.utf8.dropFirst(offset), as: UTF8.self).contains(text) {
       guard readChunk() else { return false }
     }
     return true
+  }
+
+  /// Tells the program the terminal is now `columns` wide, as a window manager would.
+  func resize(columns: UInt16, rows: UInt16 = 24, for process: Process) {
+    var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+    _ = ioctl(primary, UInt(TIOCSWINSZ), &size)
+    kill(process.processIdentifier, SIGWINCH)
   }
 
   /// Reads until the program has closed the terminal.
@@ -62,6 +76,9 @@ final class PseudoTerminal {
   }
 
   private func readChunk() -> Bool {
+    // The deadline only turns a program that stopped drawing into a failure instead of a hang.
+    var ready = pollfd(fd: primary, events: Int16(POLLIN), revents: 0)
+    guard poll(&ready, 1, 30_000) > 0 else { return false }
     var buffer = [UInt8](repeating: 0, count: 4096)
     let count = Foundation.read(primary, &buffer, buffer.count)
     guard count > 0 else { return false }  // EIO once the program's side is closed
