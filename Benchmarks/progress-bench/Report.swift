@@ -220,7 +220,7 @@ struct Report {
     }
     guard let worst else { return Target(name: name, status: .skipped, detail: "not run") }
     return Target(
-      name: name + " (every run of d, e, e', f, g)", status: holds ? .pass : .fail,
+      name: name + " (every run of d, e, e', f, g, g')", status: holds ? .pass : .fail,
       detail: worst.text)
   }
 
@@ -238,7 +238,7 @@ struct Report {
 
   private var latencyTarget: Target {
     let name =
-      "The final state reaches observers within one update interval (worst run of d, e, e', f, g)"
+      "The final state reaches observers within one update interval (worst run of d, e, e', f, g, g')"
     let worst = runnerResults.compactMap { result in
       result.worst(\.latencyNanoseconds).map { (result, $0) }
     }

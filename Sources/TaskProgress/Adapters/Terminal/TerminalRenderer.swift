@@ -11,7 +11,8 @@
 /// UTF-8), the percentage, `completed/total` when the work counts, and a rate and ETA from a
 /// smoothed rate once there is enough to estimate. It draws the runner's animated
 /// ``TaskRunner/displayedProgress`` and ends with the exact final state: a full bar when the run
-/// finished, the reason in one line when it failed. The width follows the terminal as it is
+/// finished, the reason in one line when it failed. The percentage beside the bar is the reported
+/// value, so that it always agrees with the counts. The width follows the terminal as it is
 /// resized, the cursor is hidden while the bar is drawn and shown again when the run ends, when
 /// ``restoreTerminal()`` is called, and when `SIGINT`, `SIGTERM` or `SIGHUP` ends the process.
 /// Colour marks finished and failed lines where allowed (not with `NO_COLOR` or `TERM=dumb`).
@@ -27,6 +28,7 @@
 /// Importing: started
 /// Importing: 10%  10/100
 /// ...
+/// Importing: 100%  100/100
 /// Importing: finished in 4.1s  100/100
 /// ```
 @MainActor
