@@ -177,3 +177,30 @@ final class ReportingWindow: Sendable {
     .nanoseconds(lastEnd.load(ordering: .relaxed) - firstStart.load(ordering: .relaxed))
   }
 }
+
+/// `0..<n` that notes the time in a probe as iteration reaches its last item: the moment the
+/// last item starts, a no-op before its report, without any code in the item closure.
+struct ProbedRange: RandomAccessCollection, Sendable {
+  let base: Range<Int>
+  let probe: OperationProbe
+
+  init(_ base: Range<Int>, probe: OperationProbe) {
+    self.base = base
+    self.probe = probe
+  }
+
+  var startIndex: Int { base.lowerBound }
+  var endIndex: Int { base.upperBound }
+
+  subscript(position: Int) -> Int { position }
+
+  func index(after index: Int) -> Int {
+    let next = index + 1
+    if next == base.upperBound {
+      probe.recordLastReport()
+    }
+    return next
+  }
+
+  func index(before index: Int) -> Int { index - 1 }
+}
