@@ -193,7 +193,7 @@ final class SignalEvents {
 
 // SAFETY: written once, on the main actor, in `SignalEvents.init`, before `sigaction` installs
 // the only reader, `forwardSignal`; never written again.
-nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1  // SAFETY: above
 
 /// The signal handler: one `write(2)`, which is async-signal-safe.
 private func forwardSignal(_ signal: Int32) {

@@ -19,6 +19,14 @@ struct HeavyTaskTerminalTests {
     return process
   }
 
+  /// Presses q, waits for the program to end, and checks that the terminal is as it was.
+  private func quit(_ process: Process, on terminal: PseudoTerminal) {
+    terminal.type("q")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    expectRestored(terminal)
+  }
+
   private func expectRestored(_ terminal: PseudoTerminal) {
     let modes = terminal.modes
     #expect(modes.c_lflag & tcflag_t(ICANON) != 0, "line editing is back")
@@ -65,10 +73,7 @@ struct HeavyTaskTerminalTests {
     terminal.type("\r")  // a new run: the button is dimmed again and a new bar is drawn
     #expect(terminal.read(until: "\u{1B}[2m  Perform a Heavy Task", after: afterCancel))
     #expect(terminal.read(until: "Heavy task ▕", after: afterCancel))
-    terminal.type("q")
-    terminal.readToEnd()
-    process.waitUntilExit()
-    expectRestored(terminal)
+    quit(process, on: terminal)
   }
 
   @Test func arrowAndFunctionKeysDoNothing() throws {
@@ -108,10 +113,7 @@ struct HeavyTaskTerminalTests {
     terminal.resize(columns: 30, for: process)
     #expect(terminal.read(until: "\u{1B}[2J", after: before))  // cleared and drawn again
     #expect(terminal.read(until: "Enter c q", after: before))  // the short help that fits
-    terminal.type("q")
-    terminal.readToEnd()
-    process.waitUntilExit()
-    expectRestored(terminal)
+    quit(process, on: terminal)
   }
 
   @Test func aDumbTerminalGetsNoScreenAndABarRedrawnWithoutEscapeSequences() throws {

@@ -27,6 +27,18 @@ struct Harness {
     return proceed
   }
 
+  /// Starts a run that reports indeterminate progress with `completed` units, then holds until
+  /// it is cancelled; returns once the report is made.
+  func startIndeterminateRun(completed: Int) async {
+    let reported = Latch()
+    runner.start { reporter in
+      reporter.reportIndeterminate(completed: completed)
+      reported.open()
+      await Latch().wait()
+    }
+    await reported.wait()
+  }
+
   /// Drives the runner into `phase` through its public API.
   func drive(to phase: RunPhase) async {
     switch phase {

@@ -54,7 +54,7 @@ private typealias SignalHandler = @convention(c) (Int32) -> Void
 // SAFETY: written only on the main actor in `TerminalSignalGuard.acquire`, while no handler that
 // reads it is installed (it is written before `sigaction` installs the first one); read only by
 // `restoreCursorAndResignal`. The allocation is never freed, so the handler never reads freed memory.
-nonisolated(unsafe) private let guardedDescriptor: UnsafeMutablePointer<Int32> = {
+nonisolated(unsafe) private let guardedDescriptor: UnsafeMutablePointer<Int32> = {  // SAFETY: above
   let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
   pointer.initialize(to: STDOUT_FILENO)
   return pointer

@@ -146,13 +146,7 @@ struct TerminalRendererTests {
     let harness = Harness(animation: .instant)
     let terminal = MemoryTerminal(columns: 30)
     let token = harness.runner.attach(TerminalRenderer(output: terminal))
-    let reported = Latch()
-    harness.runner.start { reporter in
-      reporter.reportIndeterminate(completed: 12)
-      reported.open()
-      await Latch().wait()
-    }
-    await reported.wait()
+    await harness.startIndeterminateRun(completed: 12)
     harness.clock.advance(by: .seconds(1))
     let frames = frames(terminal).dropFirst()  // the first one is the 0% of the start
     #expect(frames.count >= 10)
@@ -167,13 +161,7 @@ struct TerminalRendererTests {
     let harness = Harness(animation: .instant)
     let terminal = MemoryTerminal(columns: 60)
     let token = harness.runner.attach(TerminalRenderer(output: terminal))
-    let reported = Latch()
-    harness.runner.start { reporter in
-      reporter.reportIndeterminate(completed: 7)
-      reported.open()
-      await Latch().wait()
-    }
-    await reported.wait()
+    await harness.startIndeterminateRun(completed: 7)
     harness.clock.advance(by: .seconds(1))
     harness.runner.cancel()
     let last = terminal.output.split(separator: "\r").last.map(String.init) ?? ""
