@@ -47,7 +47,7 @@ final class ProgressMailbox: Sendable {
     word = Atomic(ProgressMailbox.initialWord)
     cancelled = Atomic(false)
     wide = Locked((0, .zero))
-    drainDeadline = ProgressMailbox.nanoseconds(updateInterval * 3 / 2)
+    drainDeadline = ProgressMailbox.nanoseconds(updateInterval * 5 / 4)
   }
 
   private static func nanoseconds(_ duration: Duration) -> Int64 {

@@ -107,14 +107,14 @@ struct ReporterTests {
   }
 
   @Test func everyCheckpointYieldsWhileAFrameIsOverdue() {
-    // Frames every 10 ms: one is overdue 15 ms after the last drain.
+    // Frames every 10 ms: one is overdue 12.5 ms after the last drain.
     let mailbox = ProgressMailbox(updateInterval: .milliseconds(10))
     let millisecond: Int64 = 1_000_000
     mailbox.markDrained(at: 100 * millisecond)
     #expect(mailbox.shouldYield(at: 111 * millisecond))  // the 10 ms budget since 0
     #expect(!mailbox.shouldYield(at: 112 * millisecond))
-    #expect(mailbox.shouldYield(at: 116 * millisecond))  // overdue: every call yields
-    #expect(mailbox.shouldYield(at: 116 * millisecond))
+    #expect(mailbox.shouldYield(at: 113 * millisecond))  // overdue: every call yields
+    #expect(mailbox.shouldYield(at: 113 * millisecond))
     mailbox.markDrained(at: 117 * millisecond)
     #expect(!mailbox.shouldYield(at: 118 * millisecond))
   }
