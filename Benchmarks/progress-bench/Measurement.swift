@@ -2,8 +2,14 @@ import Foundation
 
 /// What a child process does: measure one case, then print it as one JSON line.
 enum ChildMeasurement {
-  /// The size of the untimed warm-up run, which pages in the code and starts the thread pool.
-  static let warmUpSize = 10_000
+  /// The size of the untimed warm-up run: a tenth of the measured size, and at least 10,000.
+  ///
+  /// It pages in the code, starts the thread pool and lets the allocators reach the memory the
+  /// measured run will reuse, for every case alike, so that the measurement is the steady state
+  /// (a first run of 1M no-op items in a fresh process is about a third slower than the next).
+  static func warmUpSize(for n: Int) -> Int {
+    max(10_000, n / 10)
+  }
 
   /// Measures `options.benchCase` `options.repetitions` times after a warm-up; returns the
   /// repetition with the median wall time and the process's peak memory.
@@ -11,7 +17,8 @@ enum ChildMeasurement {
   static func run(_ options: ChildOptions) async -> Sample {
     if options.benchCase.scalesWithN {
       _ = await Cases.measure(
-        options.benchCase, n: min(options.n, warmUpSize), idleSeconds: options.idleSeconds)
+        options.benchCase, n: min(options.n, warmUpSize(for: options.n)),
+        idleSeconds: options.idleSeconds)
     }
     var samples: [Sample] = []
     for _ in 0..<options.repetitions {
