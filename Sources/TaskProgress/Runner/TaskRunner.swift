@@ -243,8 +243,8 @@ public final class TaskRunner {
   ) -> RunID? {
     guard case .launch(let run) = handle(.start) else { return nil }
     let mailbox = ProgressMailbox(updateInterval: updateInterval)
-    // A child of the caller's context: it keeps the caller's priority and task-locals. The body
-    // is on the main actor; the operation, being `@concurrent`, runs off it.
+    // An unstructured task, not detached: it inherits the caller's priority and task-locals. Its
+    // body is on the main actor; the operation, being `@concurrent`, runs off it.
     let task = Task(priority: priority) { [weak self] in
       let event: RunStateMachine.Event
       do {

@@ -121,15 +121,8 @@ struct TerminalRendererTests {
     let clock = harness.clock
     let terminal = MemoryTerminal(columns: 60, now: { clock.now.offset })
     let token = harness.runner.attach(TerminalRenderer(output: terminal))
-    let reported = Latch()
-    let proceed = Latch()
-    harness.runner.start { reporter in
-      reporter.report(fractionCompleted: 1)
-      reported.open()
-      await proceed.wait()
-    }
-    await reported.wait()
-    harness.clock.advance(by: .seconds(2))
+    let proceed = await harness.startHeldRun(reporting: 1)
+    harness.clock.advance(by: .seconds(2) - frame)
     proceed.open()
     await harness.recorder.waitForTerminalState()
     let redraws = terminal.writes.filter { $0.text.hasPrefix("\r") }
