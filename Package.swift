@@ -20,17 +20,24 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "TaskProgress", targets: ["TaskProgress"]),
-    .executable(name: "heavy-task", targets: ["heavy-task"]),
-    .executable(name: "progress-bench", targets: ["progress-bench"]),
+    .library(name: "TaskProgressAdapters", targets: ["TaskProgressAdapters"]),
   ],
   targets: [
+    // The core: state, runner, reporter, animation, clocks and the test recorder. It imports only
+    // the standard library, Synchronization, Observation and Dispatch.
     .target(
       name: "TaskProgress",
       swiftSettings: swiftSettings
     ),
+    // The renderers that draw on a terminal or append to a file; they use the C library.
+    .target(
+      name: "TaskProgressAdapters",
+      dependencies: ["TaskProgress"],
+      swiftSettings: swiftSettings
+    ),
     .executableTarget(
       name: "heavy-task",
-      dependencies: ["TaskProgress"],
+      dependencies: ["TaskProgress", "TaskProgressAdapters"],
       path: "Examples/heavy-task",
       swiftSettings: swiftSettings
     ),
@@ -47,15 +54,27 @@ let package = Package(
       path: "Benchmarks/progress-bench",
       swiftSettings: swiftSettings
     ),
+    // Set-ups shared by the test targets: a runner on a manual clock, latches, scripted runs.
+    .target(
+      name: "TaskProgressTestSupport",
+      dependencies: ["TaskProgress"],
+      path: "Tests/TaskProgressTestSupport",
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "TaskProgressTests",
-      dependencies: ["TaskProgress"],
+      dependencies: ["TaskProgress", "TaskProgressTestSupport"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TaskProgressAdaptersTests",
+      dependencies: ["TaskProgress", "TaskProgressAdapters", "TaskProgressTestSupport"],
       swiftSettings: swiftSettings
     ),
     // A bar drawn with the default signal dispositions, for HeavyTaskTests to interrupt.
     .executableTarget(
       name: "terminal-probe",
-      dependencies: ["TaskProgress"],
+      dependencies: ["TaskProgress", "TaskProgressAdapters"],
       path: "Tests/TerminalProbe",
       swiftSettings: swiftSettings
     ),

@@ -1,4 +1,5 @@
 import TaskProgress
+import TaskProgressAdapters
 
 #if canImport(Darwin)
 import Darwin

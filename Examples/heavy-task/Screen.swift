@@ -1,4 +1,5 @@
 import TaskProgress
+import TaskProgressAdapters
 
 /// The interactive screen: the seed's view, drawn with escape sequences.
 ///

@@ -1,5 +1,6 @@
 import Dispatch
 import TaskProgress
+import TaskProgressAdapters
 
 #if canImport(Darwin)
 import Darwin

@@ -2,6 +2,7 @@
 // SIGHUP at their default disposition, so that the renderer's own guard is what restores the
 // cursor when a signal ends it. HeavyTaskTests runs it on a pseudo-terminal.
 import TaskProgress
+import TaskProgressAdapters
 
 @MainActor
 func main() async {

@@ -33,6 +33,7 @@ struct RunnerClock: Sendable {
           } catch {
             return
           }
+          TaskRunner.countSystemFrameWakeUp()
           action()
         }
         return ScheduledWakeUp { task.cancel() }

@@ -8,16 +8,16 @@ import Synchronization
 /// end, on an atomic that only the lock holder touches, give it the happens-before edge that the
 /// lock already guarantees. They compile to plain loads and stores on x86-64 (`ldar`/`stlr` on
 /// ARM64) and never contend, because only the holder of the lock touches them.
-struct Locked<State: Sendable>: ~Copyable, Sendable {
+package struct Locked<State: Sendable>: ~Copyable, Sendable {
   private let mutex: Mutex<State>
   private let handOff = Atomic<UInt8>(0)
 
-  init(_ initial: State) {
+  package init(_ initial: State) {
     mutex = Mutex(initial)
   }
 
   /// Runs `body` with exclusive access to the state.
-  borrowing func withLock<Result: Sendable, Failure: Error>(
+  package borrowing func withLock<Result: Sendable, Failure: Error>(
     _ body: (inout State) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     try mutex.withLock { (state: inout State) throws(Failure) -> Result in

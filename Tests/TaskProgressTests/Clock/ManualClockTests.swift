@@ -1,4 +1,5 @@
 import Synchronization
+import TaskProgressTestSupport
 import Testing
 
 @testable import TaskProgress

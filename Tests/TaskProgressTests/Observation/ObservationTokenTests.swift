@@ -1,3 +1,4 @@
+import TaskProgressTestSupport
 import Testing
 
 @testable import TaskProgress

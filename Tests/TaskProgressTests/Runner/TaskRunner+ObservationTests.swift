@@ -1,5 +1,6 @@
 import Observation
 import Synchronization
+import TaskProgressTestSupport
 import Testing
 
 @testable import TaskProgress

@@ -1,4 +1,5 @@
 import Foundation
+import TaskProgressTestSupport
 import Testing
 
 @testable import TaskProgress

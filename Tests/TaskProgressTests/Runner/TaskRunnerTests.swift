@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TaskProgressTestSupport
 import Testing
 
 @testable import TaskProgress

@@ -1,3 +1,5 @@
+import TaskProgressTestSupport
+
 @testable import TaskProgress
 
 /// A run's operation driven step by step by a test: the operation waits for a command, carries it

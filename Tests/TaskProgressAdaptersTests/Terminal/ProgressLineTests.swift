@@ -1,6 +1,8 @@
+import TaskProgress
+import TaskProgressTestSupport
 import Testing
 
-@testable import TaskProgress
+@testable import TaskProgressAdapters
 
 @Suite("Progress line")
 struct ProgressLineTests {

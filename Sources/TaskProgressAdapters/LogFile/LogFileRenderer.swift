@@ -1,3 +1,5 @@
+public import TaskProgress
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

@@ -1,18 +1,21 @@
-import TaskProgress
+package import TaskProgress
 
 /// A run on a manual clock that reports `completed` counts one step at a time, advancing the clock
 /// by `step` after each report, and optionally throws after `failAfter` steps.
 @MainActor
-struct ScriptedRun {
-  var counts: [Int] = [5, 10, 20, 30, 45, 50]
-  var total = 50
-  var step: Duration = .milliseconds(200)
-  var failAfter: Int?
-  var error: any Error = TestError(message: "disk full")
-  var animation: ProgressAnimation = .linear
+package struct ScriptedRun {
+  package var counts: [Int] = [5, 10, 20, 30, 45, 50]
+  package var total = 50
+  package var step: Duration = .milliseconds(200)
+  package var failAfter: Int?
+  package var error: any Error = TestError(message: "disk full")
+  package var animation: ProgressAnimation = .linear
+
+  /// Creates the default script: counts 5, 10, 20, 30, 45 and 50 of 50, 200 ms apart.
+  package init() {}
 
   /// Runs the script against `renderer` and returns when the run is over.
-  func play(into renderer: some ProgressRenderer) async {
+  package func play(into renderer: some ProgressRenderer) async {
     let harness = Harness(animation: animation)
     let token = harness.runner.attach(renderer)
     let reached = counts.map { _ in Latch() }

@@ -1,3 +1,5 @@
+import TaskProgress
+
 /// One JSON Lines record of the log file: a pure value, so its encoding is tested and fuzzed alone.
 ///
 /// ```json

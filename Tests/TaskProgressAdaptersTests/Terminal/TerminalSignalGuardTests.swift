@@ -1,7 +1,9 @@
 import Foundation
+import TaskProgress
+import TaskProgressTestSupport
 import Testing
 
-@testable import TaskProgress
+@testable import TaskProgressAdapters
 
 /// The cursor guard installs its handlers only where a signal has its default disposition and
 /// takes away only its own. (Raising the signals would end the test process, so the handler's

@@ -1,20 +1,20 @@
-import TaskProgress
+package import TaskProgress
 
 /// A runner on a manual clock with a recorder attached: the usual set-up of a runner test.
 @MainActor
-struct Harness {
-  let clock = ManualClock()
-  let runner: TaskRunner
-  let recorder: StateRecorder
+package struct Harness {
+  package let clock = ManualClock()
+  package let runner: TaskRunner
+  package let recorder: StateRecorder
 
-  init(animation: ProgressAnimation = .instant, recordingFrames: Bool = false) {
+  package init(animation: ProgressAnimation = .instant, recordingFrames: Bool = false) {
     runner = TaskRunner(animation: animation, clock: clock)
     recorder = StateRecorder(observing: runner, recordingFrames: recordingFrames)
   }
 
   /// Starts a run that reports `fraction` and then holds until the returned latch opens, and
   /// advances the clock one frame, so that the report is delivered.
-  func startHeldRun(reporting fraction: Double) async -> Latch {
+  package func startHeldRun(reporting fraction: Double) async -> Latch {
     let reached = Latch()
     let proceed = Latch()
     runner.start { reporter in
@@ -29,7 +29,7 @@ struct Harness {
 
   /// Starts a run that reports indeterminate progress with `completed` units, then holds until
   /// it is cancelled; returns once the report is made.
-  func startIndeterminateRun(completed: Int) async {
+  package func startIndeterminateRun(completed: Int) async {
     let reported = Latch()
     runner.start { reporter in
       reporter.reportIndeterminate(completed: completed)
@@ -40,7 +40,7 @@ struct Harness {
   }
 
   /// Drives the runner into `phase` through its public API.
-  func drive(to phase: RunPhase) async {
+  package func drive(to phase: RunPhase) async {
     switch phase {
     case .idle:
       runner.reset()

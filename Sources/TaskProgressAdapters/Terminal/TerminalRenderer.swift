@@ -1,3 +1,5 @@
+public import TaskProgress
+
 /// Draws a runner's progress on a terminal, or as plain lines where there is none.
 ///
 /// ```swift

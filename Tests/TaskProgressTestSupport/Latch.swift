@@ -1,10 +1,13 @@
-@testable import TaskProgress
+import TaskProgress
 
 /// A one-shot signal between an operation and a test.
 ///
 /// `open()` from anywhere; `wait()` until it is open. A waiter whose task is cancelled stops
 /// waiting, so a cancelled operation never hangs.
-final class Latch: Sendable {
+package final class Latch: Sendable {
+  /// Creates a closed latch.
+  package init() {}
+
   private struct State {
     var isOpen = false
     var lastID = 0
@@ -15,7 +18,7 @@ final class Latch: Sendable {
   private let state = Locked(State())
 
   /// Opens the latch and resumes everyone waiting.
-  func open() {
+  package func open() {
     let waiters = state.withLock { state in
       state.isOpen = true
       defer { state.waiters = [:] }
@@ -25,10 +28,10 @@ final class Latch: Sendable {
   }
 
   /// Whether the latch is open.
-  var isOpen: Bool { state.withLock { $0.isOpen } }
+  package var isOpen: Bool { state.withLock { $0.isOpen } }
 
   /// Suspends until the latch opens or the task is cancelled.
-  func wait() async {
+  package func wait() async {
     let id = state.withLock { state in
       state.lastID += 1
       return state.lastID

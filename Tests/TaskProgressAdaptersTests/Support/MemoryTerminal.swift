@@ -1,4 +1,7 @@
 import TaskProgress
+import TaskProgressTestSupport
+
+@testable import TaskProgressAdapters
 
 /// An in-memory terminal of a chosen width and capabilities: what a renderer wrote, byte for byte.
 @MainActor

@@ -1,7 +1,9 @@
 import Foundation
+import TaskProgress
+import TaskProgressTestSupport
 import Testing
 
-@testable import TaskProgress
+@testable import TaskProgressAdapters
 
 @MainActor
 @Suite("Terminal stream")

@@ -1,6 +1,8 @@
+import TaskProgress
+import TaskProgressTestSupport
 import Testing
 
-@testable import TaskProgress
+@testable import TaskProgressAdapters
 
 @Suite("Terminal format")
 struct TerminalFormatTests {
