@@ -48,12 +48,6 @@ let package = Package(
       path: "Examples/SwiftUI",
       swiftSettings: swiftSettings
     ),
-    .executableTarget(
-      name: "progress-bench",
-      dependencies: ["TaskProgress"],
-      path: "Benchmarks/progress-bench",
-      swiftSettings: swiftSettings
-    ),
     // Set-ups shared by the test targets: a runner on a manual clock, latches, scripted runs.
     .target(
       name: "TaskProgressTestSupport",

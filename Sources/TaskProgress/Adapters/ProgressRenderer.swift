@@ -1,22 +1,36 @@
 /// A front end that draws a runner's progress: a terminal, a log file, a test recorder, or yours.
 ///
-/// Implement one method and attach the renderer to any runner; it receives every state change, and
-/// a frame on every update interval while a run is active or the displayed progress moves, in
+/// Implement ``render(_:)`` and attach the renderer to any runner; it receives every state change,
+/// and a frame on every update interval while a run is active or the displayed progress moves, in
 /// order, on the main actor, starting with the current state at once. Nothing arrives while the
 /// runner is idle and its display still.
 ///
 /// ```swift
 /// final class StatusBarRenderer: ProgressRenderer {
+///   let statusItem: StatusItem
 ///   func render(_ update: ProgressUpdate) {
 ///     statusItem.title = "\(Int(update.displayedProgress * 100))%"
 ///   }
 /// }
-/// let token = runner.attach(StatusBarRenderer())
+/// runner.attach(StatusBarRenderer(statusItem: item))
 /// ```
 ///
-/// The runner keeps the renderer until the token is cancelled or released.
+/// The runner keeps the renderer until the runner goes away or the token that
+/// ``TaskRunner/attach(_:)`` returns is cancelled; then it calls ``didDetach()`` once.
 @MainActor
 public protocol ProgressRenderer {
   /// Draws one update.
   func render(_ update: ProgressUpdate)
+
+  /// Tells the renderer that it gets no more updates: its token was cancelled or its runner went
+  /// away.
+  ///
+  /// A renderer that holds something open, such as a terminal line with the cursor hidden,
+  /// closes it here. The default implementation does nothing.
+  func didDetach()
+}
+
+extension ProgressRenderer {
+  /// Does nothing.
+  public func didDetach() {}
 }

@@ -1,7 +1,10 @@
 import Synchronization
 
-/// A registration with a ``TaskRunner``: keep it to keep receiving calls, cancel or release it to
-/// stop.
+/// A registration with a ``TaskRunner``: cancel it to stop the calls.
+///
+/// A token from ``TaskRunner/observe(_:)`` stops the calls when it is cancelled or released, so
+/// keep it as long as you want them. A token from ``TaskRunner/attach(_:)`` stops them only when
+/// it is cancelled: the runner keeps the renderer attached for as long as the runner lives.
 ///
 /// Cancelling takes effect at once, even in the middle of a round of notifications: an observer
 /// whose token is cancelled (or released) by an earlier observer's callback gets no further call.
@@ -15,31 +18,36 @@ import Synchronization
 ///   }
 /// }
 /// ```
-///
-/// A token holds neither the runner nor the observer's closure alive on its own account; the
-/// runner holds the closure until the token is cancelled. Capture the runner weakly in an
-/// observer that the runner itself keeps, as with any stored callback.
 public final class ObservationToken: Sendable, Hashable {
   private let flag: CancellationFlag
-  private let onCancel: @Sendable () -> Void
+  private let cancelsOnRelease: Bool
+  private let onCancel: @Sendable (_ onMainActor: Bool) -> Void
 
-  init(flag: CancellationFlag, onCancel: @escaping @Sendable () -> Void) {
+  init(
+    flag: CancellationFlag, cancelsOnRelease: Bool,
+    onCancel: @escaping @Sendable (_ onMainActor: Bool) -> Void
+  ) {
     self.flag = flag
+    self.cancelsOnRelease = cancelsOnRelease
     self.onCancel = onCancel
   }
 
   deinit {
-    cancel()
-  }
-
-  /// Stops the calls to the observer; does nothing if the token was already cancelled.
-  public func cancel() {
-    if flag.cancel() {
-      onCancel()
+    if cancelsOnRelease, flag.cancel() {
+      onCancel(false)
     }
   }
 
-  /// Whether ``cancel()`` was called.
+  /// Stops the calls to the observer or renderer; does nothing if the token was already cancelled.
+  ///
+  /// A renderer detached on the main actor hears of it (``ProgressRenderer/didDetach()``) before
+  /// this returns; from elsewhere, on the main actor soon after.
+  public func cancel(isolation: isolated (any Actor)? = #isolation) {
+    guard flag.cancel() else { return }
+    onCancel(isolation.map { $0 === MainActor.shared } ?? false)
+  }
+
+  /// Whether the token was cancelled.
   public var isCancelled: Bool {
     flag.isCancelled
   }

@@ -8,15 +8,28 @@
 /// current state and never sees an older event afterwards.
 @MainActor
 final class ObserverRegistry<Event> {
+  @MainActor
   private final class Entry {
     let flag: CancellationFlag
     let callback: @MainActor (Event) -> Void
+    /// Called once when the entry is removed: its token was cancelled or the registry closed.
+    var onDetach: (@MainActor () -> Void)?
     var lastSeen: UInt64
 
-    init(flag: CancellationFlag, callback: @escaping @MainActor (Event) -> Void, lastSeen: UInt64) {
+    init(
+      flag: CancellationFlag, callback: @escaping @MainActor (Event) -> Void,
+      onDetach: (@MainActor () -> Void)?, lastSeen: UInt64
+    ) {
       self.flag = flag
       self.callback = callback
+      self.onDetach = onDetach
       self.lastSeen = lastSeen
+    }
+
+    func detach() {
+      let onDetach = self.onDetach
+      self.onDetach = nil
+      onDetach?()
     }
   }
 
@@ -31,16 +44,27 @@ final class ObserverRegistry<Event> {
   }
 
   /// Registers an observer and calls it at once with `initial`, before returning its token.
+  ///
+  /// - Parameters:
+  ///   - cancelsOnRelease: Whether releasing the token ends the registration, or only cancelling it.
+  ///   - onDetach: Called once on the main actor when the registration ends.
   func add(
-    initial: Event, _ callback: @escaping @MainActor (Event) -> Void
+    initial: Event, cancelsOnRelease: Bool = true, onDetach: (@MainActor () -> Void)? = nil,
+    _ callback: @escaping @MainActor (Event) -> Void
   ) -> ObservationToken {
     prune()
     let flag = CancellationFlag()
-    let entry = Entry(flag: flag, callback: callback, lastSeen: lastSequence)
+    let entry = Entry(flag: flag, callback: callback, onDetach: onDetach, lastSeen: lastSequence)
     entries.append(entry)
-    let token = ObservationToken(flag: flag) { [weak self] in
-      // Drop the closure soon, wherever the token was cancelled; calls already stop at the flag.
-      Task { @MainActor in self?.prune() }
+    let token = ObservationToken(flag: flag, cancelsOnRelease: cancelsOnRelease) {
+      [weak self] onMainActor in
+      // Calls already stop at the flag; the entry goes, and its renderer hears of it, on the
+      // main actor: now if the token was cancelled there, else soon.
+      if onMainActor {
+        MainActor.assumeIsolated { self?.prune() }
+      } else {
+        Task { @MainActor in self?.prune() }
+      }
     }
     if isDelivering {
       callback(initial)
@@ -69,6 +93,16 @@ final class ObserverRegistry<Event> {
     }
   }
 
+  /// Ends every registration, telling each renderer it is detached.
+  func close() {
+    let open = entries
+    entries = []
+    for entry in open {
+      _ = entry.flag.cancel()
+      entry.detach()
+    }
+  }
+
   private func drain() {
     isDelivering = true
     var next = 0
@@ -90,8 +124,18 @@ final class ObserverRegistry<Event> {
     prune()
   }
 
+  /// Removes cancelled entries and tells their renderers, unless a round is being delivered (the
+  /// round prunes when it ends).
   private func prune() {
     guard !isDelivering else { return }
-    entries.removeAll { $0.flag.isCancelled }
+    var removed: [Entry] = []
+    entries.removeAll { entry in
+      guard entry.flag.isCancelled else { return false }
+      removed.append(entry)
+      return true
+    }
+    for entry in removed {
+      entry.detach()
+    }
   }
 }

@@ -1,7 +1,9 @@
+import Synchronization
+
 /// The identity of one run of a ``TaskRunner``.
 ///
-/// A run's task carries its identity into every event it causes, so that a report, result or
-/// error from a run that was cancelled or replaced is recognised as stale and dropped.
+/// A run's task carries its identity into every event it causes, so that a result or error from
+/// a run that was cancelled or replaced is recognised as stale and dropped.
 struct RunID: Hashable, Sendable, CustomStringConvertible {
   let rawValue: UInt64
 
@@ -10,52 +12,58 @@ struct RunID: Hashable, Sendable, CustomStringConvertible {
 
 /// The transition rules of ``TaskRunner``, as a plain value that tests drive without a main actor.
 ///
-/// Every event goes through ``handle(_:)``, which updates the state and returns the one action
-/// the runner must carry out: launch a task, cancel one, publish a state. The runner owns no
-/// rule of its own; every (phase, event) pair has its outcome written once, in `handle`.
+/// The machine owns everything a run has: its identity, its task, its mailbox, the last report
+/// drained from it, and the callers of `run` waiting for it. Each event is a method that updates
+/// the state and returns an action of its own, or `nil` when the event changes nothing; the
+/// runner only carries the action out (cancel a task, publish states, answer waiters).
 struct RunStateMachine: Sendable {
-  /// Something that happened to the runner.
-  enum Event: Sendable {
-    /// `start` was called.
-    case start
-    /// The reporter of a run delivered this progress, drained from its mailbox.
-    case report(RunProgress, RunID)
-    /// The operation of a run returned.
-    case operationReturned(RunID)
-    /// The operation of a run threw this error.
-    case operationThrew(any Error, RunID)
-    /// `cancel()` was called.
-    case cancel
-    /// `reset()` was called.
-    case reset
+  /// A run in progress.
+  struct ActiveRun: Sendable {
+    let id: RunID
+    /// The task that performs the operation.
+    let task: Task<Void, Never>
+    /// Where the operation's reporters store their reports.
+    let mailbox: ProgressMailbox
+    /// The progress drained last, which the state shows.
+    var progress: RunProgress
+    /// The mailbox word drained last, to see whether anything new arrived.
+    var lastWord: UInt64
+    /// The callers of `run` waiting for this run to end.
+    var waiters: [CheckedContinuation<RunState, Never>]
+
+    /// Cancels the operation's task and tells its reporters.
+    func cancel() {
+      mailbox.cancelled.store(true, ordering: .relaxed)
+      task.cancel()
+    }
   }
 
-  /// What the runner must carry out after an event.
-  enum Action: Hashable, Sendable {
-    /// Nothing changed.
-    case none
-    /// `start` was refused because a run is active; nothing changed.
-    case rejectStart
-    /// A new run began and the state is `.running(.zero)`: launch its operation, publish the state.
-    case launch(RunID)
-    /// The active run reported a new progress: publish the state.
-    case publishProgress
-    /// The operation ended its run (finished, failed or cancelled): publish the terminal state.
-    case endRun(RunID)
-    /// The active run was cancelled: cancel its task, publish `.cancelled`.
-    case cancelRun(RunID)
-    /// The active run was cancelled and the runner reset: cancel its task, publish `.cancelled`,
-    /// then `.idle`.
-    case cancelRunAndReset(RunID)
+  /// What the runner carries out when a run ends.
+  struct RunEnd: Sendable {
+    /// The run, when the runner ended it and must cancel its task.
+    let cancelling: ActiveRun?
+    /// The states to publish, in order.
+    let states: [RunState]
+    /// The callers of `run` waiting for the run, to answer with ``outcome``.
+    let waiters: [CheckedContinuation<RunState, Never>]
+    /// How the run ended: `.finished`, `.failed` or `.cancelled`.
+    let outcome: RunState
+  }
+
+  /// What the runner carries out after `reset()`.
+  enum ResetAction: Sendable {
     /// A finished, failed or cancelled runner went back to idle: publish `.idle`.
-    case publishReset
+    case publishIdle
+    /// The active run was cancelled and the runner went back to idle: carry out the end, whose
+    /// states are `.cancelled` then `.idle`.
+    case endRunAndPublishIdle(RunEnd)
   }
 
   private enum State: Sendable {
     /// Nothing has run yet, or the runner was reset.
     case idle
-    /// The run with this identity is active and last reported this progress.
-    case running(RunID, RunProgress)
+    /// A run is active.
+    case running(ActiveRun)
     /// The last run's operation returned.
     case finished
     /// The last run's operation threw this error.
@@ -71,66 +79,99 @@ struct RunStateMachine: Sendable {
   var state: RunState {
     switch current {
     case .idle: .idle
-    case .running(_, let progress): .running(progress)
+    case .running(let run): .running(run.progress)
     case .finished: .finished
     case .failed(let error): .failed(error)
     case .cancelled: .cancelled
     }
   }
 
-  /// The identity of the active run, or `nil` when nothing runs.
-  var activeRun: RunID? {
-    if case .running(let run, _) = current { run } else { nil }
+  /// The active run, or `nil` when nothing runs.
+  var activeRun: ActiveRun? {
+    if case .running(let run) = current { run } else { nil }
   }
 
-  /// Applies an event and returns the action that carries it out.
-  mutating func handle(_ event: Event) -> Action {
-    switch (current, event) {
-    case (.running, .start):
-      return .rejectStart
-    case (.idle, .start), (.finished, .start), (.failed, .start), (.cancelled, .start):
-      lastRunNumber += 1
-      let run = RunID(rawValue: lastRunNumber)
-      current = .running(run, .zero)
-      return .launch(run)
+  /// Starts a run unless one is active.
+  ///
+  /// - Parameters:
+  ///   - waiter: A caller of `run` to answer when the run ends.
+  ///   - launch: Makes the run's mailbox and starts its task, given the run's identity.
+  /// - Returns: The new run's identity, or `nil` when a run is active and nothing changed.
+  mutating func start(
+    waiter: CheckedContinuation<RunState, Never>? = nil,
+    launch: (RunID) -> (task: Task<Void, Never>, mailbox: ProgressMailbox)
+  ) -> RunID? {
+    if case .running = current { return nil }
+    lastRunNumber += 1
+    let id = RunID(rawValue: lastRunNumber)
+    let (task, mailbox) = launch(id)
+    current = .running(
+      ActiveRun(
+        id: id, task: task, mailbox: mailbox, progress: .zero,
+        // Not `mailbox.load()`: the task may have reported already, and that report is new.
+        lastWord: ProgressMailbox.initialWord, waiters: waiter.map { [$0] } ?? []))
+    return id
+  }
 
-    case (.running(let active, let progress), .report(let reported, let run)):
-      guard run == active, reported != progress else { return .none }
-      current = .running(active, reported)
-      return .publishProgress
-    case (.idle, .report), (.finished, .report), (.failed, .report), (.cancelled, .report):
-      return .none
+  /// Reads the active run's mailbox; returns the progress it holds if that is new.
+  mutating func drainReports() -> RunProgress? {
+    guard case .running(var run) = current else { return nil }
+    run.mailbox.markDrained()
+    let word = run.mailbox.load()
+    guard word != run.lastWord else { return nil }
+    run.lastWord = word
+    let progress = run.mailbox.progress(decoding: word)
+    guard progress != run.progress else {
+      current = .running(run)
+      return nil
+    }
+    run.progress = progress
+    current = .running(run)
+    return progress
+  }
 
-    case (.running(let active, _), .operationReturned(let run)):
-      guard run == active else { return .none }
+  /// The operation of `run` returned (`.success`) or threw.
+  ///
+  /// The last report the operation made before it ended is drained first, so that observers see
+  /// how far it got before they see how it ended.
+  mutating func operationEnded(_ run: RunID, with result: Result<Void, any Error>) -> RunEnd? {
+    guard let active = activeRun, active.id == run else { return nil }
+    var states: [RunState] = []
+    if let progress = drainReports() {
+      states.append(.running(progress))
+    }
+    switch result {
+    case .success:
       current = .finished
-      return .endRun(run)
-    case (.idle, .operationReturned), (.finished, .operationReturned),
-      (.failed, .operationReturned), (.cancelled, .operationReturned):
-      return .none
-
-    case (.running(let active, _), .operationThrew(let error, let run)):
-      guard run == active else { return .none }
+    case .failure(let error):
       current = error is CancellationError ? .cancelled : .failed(error)
-      return .endRun(run)
-    case (.idle, .operationThrew), (.finished, .operationThrew), (.failed, .operationThrew),
-      (.cancelled, .operationThrew):
-      return .none
+    }
+    states.append(state)
+    return RunEnd(cancelling: nil, states: states, waiters: active.waiters, outcome: state)
+  }
 
-    case (.running(let active, _), .cancel):
-      current = .cancelled
-      return .cancelRun(active)
-    case (.idle, .cancel), (.finished, .cancel), (.failed, .cancel), (.cancelled, .cancel):
-      return .none
+  /// Cancels the active run, or only `run` when given and still active.
+  mutating func cancel(ifActive run: RunID? = nil) -> RunEnd? {
+    guard let active = activeRun, run == nil || run == active.id else { return nil }
+    current = .cancelled
+    return RunEnd(
+      cancelling: active, states: [.cancelled], waiters: active.waiters, outcome: .cancelled)
+  }
 
-    case (.running(let active, _), .reset):
+  /// Returns to idle, cancelling the active run first.
+  mutating func reset() -> ResetAction? {
+    switch current {
+    case .idle:
+      return nil
+    case .running(let active):
       current = .idle
-      return .cancelRunAndReset(active)
-    case (.idle, .reset):
-      return .none
-    case (.finished, .reset), (.failed, .reset), (.cancelled, .reset):
+      return .endRunAndPublishIdle(
+        RunEnd(
+          cancelling: active, states: [.cancelled, .idle], waiters: active.waiters,
+          outcome: .cancelled))
+    case .finished, .failed, .cancelled:
       current = .idle
-      return .publishReset
+      return .publishIdle
     }
   }
 }

@@ -1,8 +1,7 @@
 public import Observation
 
 /// Runs one asynchronous operation at a time and publishes its progress to a view, a terminal,
-/// a log or a test: the reusable form of the "report progress from async work to a progress
-/// view" pattern.
+/// a log or a test.
 ///
 /// A runner is a small state machine, `idle → running(progress) → finished | failed | cancelled`,
 /// isolated to the main actor and observable both through ``observe(_:)`` and through the
@@ -22,45 +21,29 @@ public import Observation
 /// }
 /// ```
 ///
-/// The operation runs off the main actor and reports through a ``Reporter``, as often as it
-/// likes: a report is one atomic store, and the runner reads the latest value at most once per
-/// ``updateInterval``. Observers see every transition at once, and the latest progress within
-/// one interval, never an older value after a newer one. The displayed progress follows the
-/// state along the runner's ``animation``, like `withAnimation` in SwiftUI.
-///
-/// Each run has an identity: once a run is cancelled or replaced, nothing its task does
-/// reaches the runner. Cancelling the runner cancels the operation's task; there is no consumer
-/// task to cancel by hand.
+/// The operation runs off the main actor and reports through a ``Reporter`` as often as it likes;
+/// the runner reads the latest report once per frame. Every runner on the same clock shares one
+/// frame timer.
 @MainActor
 @Observable
 public final class TaskRunner {
   @ObservationIgnored private var machine = RunStateMachine()
   @ObservationIgnored private var animator: ProgressAnimator
   @ObservationIgnored private let registry = ObserverRegistry<ProgressUpdate>()
-  @ObservationIgnored private let clock: RunnerClock
-  @ObservationIgnored private var activeRun: ActiveRun?
-  @ObservationIgnored private var frameTimer: ScheduledWakeUp?
-  @ObservationIgnored private var isInFrame = false
-  /// Tells the current frame from stale ones whose wake-up could not be cancelled in time.
-  @ObservationIgnored private var frameGeneration: UInt64 = 0
+  @ObservationIgnored private let ticker: FrameTicker
+  /// The ticker's time when the runner was created: the zero of ``currentTime``.
+  @ObservationIgnored private let origin: Duration
+  /// The latest time given out, so that no time given later is earlier.
+  @ObservationIgnored private var latestTime: Duration = .zero
+  /// The displayed progress that Observation last heard of.
   @ObservationIgnored private var lastDisplayed: Double = 0
+  /// The time of the last frame given to renderers, so that one time gets one frame.
   @ObservationIgnored private var lastFrameTime: Duration?
-  @ObservationIgnored private var waiters: [RunID: [CheckedContinuation<RunState, Never>]] = [:]
-  private let lifetime = RunLifetime()
   /// The task of the last run started; tests await it to know a cancelled run's task is over.
   @ObservationIgnored private(set) var lastRunTask: Task<Void, Never>?
 
   /// The longest a report waits before observers see it; the runner's frame interval.
   public let updateInterval: Duration
-
-  /// The run in progress: its identity, its task and its mailbox.
-  private struct ActiveRun {
-    let id: RunID
-    let task: Task<Void, Never>
-    let mailbox: ProgressMailbox
-    /// The last word drained from the mailbox, to see whether anything new arrived.
-    var lastWord: UInt64
-  }
 
   /// Creates an idle runner.
   ///
@@ -70,7 +53,8 @@ public final class TaskRunner {
   ///   - updateInterval: The longest a report waits before observers see it, and the frame
   ///     interval of the animation. The default is one frame at 60 Hz; it is kept within
   ///     1 ms...60 s.
-  ///   - clock: The clock that times frames and animation. Pass a ``ManualClock`` in tests.
+  ///   - clock: The clock that times frames and animation. Runners on the same clock share one
+  ///     frame timer. Pass a ``ManualClock`` in tests.
   public init(
     animation: ProgressAnimation = .default,
     updateInterval: Duration = .seconds(1) / 60,
@@ -78,12 +62,31 @@ public final class TaskRunner {
   ) {
     self.animator = ProgressAnimator(animation: animation)
     self.updateInterval = min(max(updateInterval, .milliseconds(1)), .seconds(60))
-    self.clock = RunnerClock(clock)
+    self.ticker = FrameTicker.shared(for: clock)
+    self.origin = ticker.now
   }
 
-  deinit {
-    lifetime.end(cancelling: true)
-    lifetime.setFrameTimer(nil, cancellingThePreviousOne: true)
+  /// Ends the active run, if any, as ``cancel()`` does, and detaches every renderer.
+  isolated deinit {
+    ticker.remove(self)
+    if let end = machine.cancel() {
+      carryOut(end, at: time())
+    }
+    registry.close()
+  }
+
+  /// Applies an event to the state machine, and tells Observation when it changed the state.
+  ///
+  /// - Returns: The event's action, or `nil` when the state did not change.
+  private func transition<Action>(_ event: (inout RunStateMachine) -> Action?) -> Action? {
+    var next = machine
+    let action = event(&next)
+    if action == nil {
+      machine = next  // what the event read, such as the last mailbox word, without a change
+    } else {
+      withMutation(keyPath: \.state) { machine = next }
+    }
+    return action
   }
 
   // MARK: - State
@@ -102,13 +105,11 @@ public final class TaskRunner {
   /// The animated value a progress view draws, in `0...1`.
   ///
   /// It moves towards ``RunState/fractionCompleted`` along ``animation``, and stays where it is
-  /// while the work is indeterminate. It is a function of the runner's clock, so reading it is
-  /// always exact; the Observation framework reports a change on every frame in which it moves,
-  /// so a SwiftUI view that reads it redraws at the display rate while the bar glides, and not
-  /// at all while nothing moves.
+  /// while the work is indeterminate. Observation reports a change on every frame in which it
+  /// moves, and none while it is still.
   public var displayedProgress: Double {
     access(keyPath: \.displayedProgress)
-    return displayed(at: clock.now())
+    return displayed(at: time())
   }
 
   /// The displayed progress at a time on the runner's clock, as ``ProgressUpdate/time`` and
@@ -123,7 +124,7 @@ public final class TaskRunner {
   /// Whether ``displayedProgress`` is still moving.
   public var isAnimating: Bool {
     access(keyPath: \.displayedProgress)
-    return animator.isAnimating(at: clock.now())
+    return animator.isAnimating(at: time())
   }
 
   /// How ``displayedProgress`` moves to new values; a change applies to the next motion.
@@ -134,7 +135,13 @@ public final class TaskRunner {
 
   /// The time on the runner's clock since the runner was created, as in ``ProgressUpdate/time``.
   public var currentTime: Duration {
-    clock.now()
+    time()
+  }
+
+  /// The time since the runner was created, never earlier than a time given out before.
+  private func time(_ tickerTime: Duration? = nil) -> Duration {
+    latestTime = max(latestTime, (tickerTime ?? ticker.now) - origin)
+    return latestTime
   }
 
   // MARK: - Observing
@@ -142,30 +149,44 @@ public final class TaskRunner {
   /// Calls `observer` at once with the current state, then once per change, in order.
   ///
   /// Every observer sees the same sequence, also when an observer starts, cancels or resets the
-  /// runner, or adds or removes observers, from inside its callback: such changes are delivered
-  /// after the current round. Progress changes arrive at most once per ``updateInterval``.
+  /// runner, or adds or removes observers, from inside its callback. Progress changes arrive at
+  /// most once per ``updateInterval``.
   ///
   /// ```swift
-  /// let token = runner.observe { state in
-  ///   if case .failed(let error) = state { showAlert(error) }
-  /// }
+  /// var tokens: Set<ObservationToken> = []
+  /// runner.observe { state in print(state) }.store(in: &tokens)
   /// ```
   ///
-  /// - Returns: A token; cancel or release it to stop the calls.
+  /// - Returns: A token. The calls stop when it is cancelled or released, so keep it.
   public func observe(_ observer: @escaping @MainActor (RunState) -> Void) -> ObservationToken {
-    registry.add(initial: update(.stateChanged)) { update in
+    registry.add(initial: update(.stateChanged, at: time())) { update in
       if update.reason == .stateChanged {
         observer(update.state)
       }
     }
   }
 
-  /// Attaches a renderer: it gets the current state at once, then every state change, and a frame
-  /// on every update interval while a run is active or the displayed progress moves.
+  /// Attaches a renderer for as long as the runner lives: it gets the current state at once, then
+  /// every state change, and a frame on every update interval while a run is active or the
+  /// displayed progress moves.
   ///
-  /// - Returns: A token; cancel or release it to detach the renderer.
+  /// ```swift
+  /// runner.attach(TerminalRenderer(label: "Uploading"))
+  /// ```
+  ///
+  /// - Returns: A token to detach the renderer early with ``ObservationToken/cancel(isolation:)``.
+  ///   Releasing it does not detach the renderer.
+  @discardableResult
   public func attach(_ renderer: some ProgressRenderer) -> ObservationToken {
-    registry.add(initial: update(.stateChanged)) { update in
+    attach(renderer, detachingOnRelease: false)
+  }
+
+  /// Attaches a renderer; with `detachingOnRelease`, for as long as the token lives.
+  func attach(_ renderer: some ProgressRenderer, detachingOnRelease: Bool) -> ObservationToken {
+    registry.add(
+      initial: update(.stateChanged, at: time()), cancelsOnRelease: detachingOnRelease,
+      onDetach: { renderer.didDetach() }
+    ) { update in
       renderer.render(update)
     }
   }
@@ -176,7 +197,7 @@ public final class TaskRunner {
   ///
   /// The state is `.running` with progress 0 before this returns. When the operation returns,
   /// the state becomes `.finished`; when it throws, `.failed(error)`, or `.cancelled` for
-  /// `CancellationError`.
+  /// `CancellationError`. The last report it made before it ended reaches observers first.
   ///
   /// ```swift
   /// runner.start { reporter in
@@ -216,10 +237,7 @@ public final class TaskRunner {
       await withCheckedContinuation { continuation in
         // The waiter is in place before observers hear of the run, so that whatever they do
         // with the runner, this call answers for the run it started.
-        let run = launch(priority: priority, operation) { run in
-          waiters[run, default: []].append(continuation)
-        }
-        guard let run else {
+        guard let run = launch(priority: priority, operation, waiter: continuation) else {
           continuation.resume(returning: state)
           return
         }
@@ -234,36 +252,36 @@ public final class TaskRunner {
     }
   }
 
-  /// Starts a run unless one is active; calls `beforePublishing` with its identity before
-  /// observers hear of it.
+  /// Starts a run unless one is active, and publishes its first state.
   private func launch(
     priority: TaskPriority?,
     _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Void,
-    beforePublishing: (RunID) -> Void = { _ in }
+    waiter: CheckedContinuation<RunState, Never>? = nil
   ) -> RunID? {
-    guard case .launch(let run) = handle(.start) else { return nil }
-    let mailbox = ProgressMailbox(updateInterval: updateInterval)
-    // An unstructured task, not detached: it inherits the caller's priority and task-locals. Its
-    // body is on the main actor; the operation, being `@concurrent`, runs off it.
-    let task = Task(priority: priority) { [weak self] in
-      let event: RunStateMachine.Event
-      do {
-        try Task.checkCancellation()  // cancelled before it began: never call the operation
-        try await operation(Reporter(mailbox: mailbox))
-        event = .operationReturned(run)
-      } catch {
-        event = .operationThrew(error, run)
+    let interval = updateInterval
+    let started = transition { machine in
+      machine.start(waiter: waiter) { run in
+        let mailbox = ProgressMailbox(updateInterval: interval)
+        // An unstructured task, not detached: it inherits the caller's priority and task-locals.
+        // Its body is on the main actor; the operation, being `@concurrent`, runs off it.
+        let task = Task(priority: priority) { [weak self] in
+          let result: Result<Void, any Error>
+          do {
+            try Task.checkCancellation()  // cancelled before it began: never call the operation
+            try await operation(Reporter(mailbox: mailbox))
+            result = .success(())
+          } catch {
+            result = .failure(error)
+          }
+          self?.operationEnded(run, with: result)
+        }
+        return (task, mailbox)
       }
-      self?.operationEnded(event)
     }
-    // Not `mailbox.load()`: the task may have reported already, and that report is new.
-    activeRun = ActiveRun(
-      id: run, task: task, mailbox: mailbox, lastWord: ProgressMailbox.initialWord)
-    lastRunTask = task
-    lifetime.begin(task, mailbox: mailbox)
-    beforePublishing(run)
-    stateChanged()
-    return run
+    guard let started else { return nil }
+    lastRunTask = machine.activeRun?.task
+    stateChanged(publishing: [machine.state], at: time())
+    return started
   }
 
   /// Cancels the active run.
@@ -272,70 +290,48 @@ public final class TaskRunner {
   /// task does afterwards reaches the runner, and ``start(priority:_:)`` may run again at once.
   /// Does nothing when no run is active.
   public func cancel() {
-    guard case .cancelRun(let run) = handle(.cancel) else { return }
-    endRun(run, cancelling: true)
-    stateChanged()
+    guard let end = transition({ $0.cancel() }) else { return }
+    carryOut(end, at: time())
   }
 
-  /// Returns the runner to idle.
+  /// Returns to idle.
   ///
   /// While running, cancels first: observers see `.cancelled`, then `.idle`. Does nothing when
   /// idle. The displayed progress animates back to 0.
   public func reset() {
-    switch handle(.reset) {
-    case .cancelRunAndReset(let run):
-      endRun(run, cancelling: true)
-      // Both are queued before either is delivered, so the runner's state (idle) is the last
-      // queued one, as an observer added while `.cancelled` is delivered expects.
-      stateChanged(publishing: [.cancelled, .idle])
-    case .publishReset:
-      stateChanged()
-    case .none, .rejectStart, .launch, .publishProgress, .endRun, .cancelRun:
-      break
+    guard let action = transition({ $0.reset() }) else { return }
+    switch action {
+    case .publishIdle:
+      stateChanged(publishing: [.idle], at: time())
+    case .endRunAndPublishIdle(let end):
+      carryOut(end, at: time())
     }
   }
 
   // MARK: - Carrying out the state machine's actions
 
-  /// Feeds an event to the state machine and tells Observation when the state changes.
-  private func handle(_ event: RunStateMachine.Event) -> RunStateMachine.Action {
-    var next = machine
-    let action = next.handle(event)
-    switch action {
-    case .none, .rejectStart:
-      break
-    case .launch, .publishProgress, .endRun, .cancelRun, .cancelRunAndReset, .publishReset:
-      withMutation(keyPath: \.state) { machine = next }
-    }
-    return action
-  }
-
-  private func operationEnded(_ event: RunStateMachine.Event) {
-    guard case .endRun(let run) = handle(event) else { return }
-    endRun(run, cancelling: false)
-    stateChanged()
+  private func operationEnded(_ run: RunID, with result: Result<Void, any Error>) {
+    guard let end = transition({ $0.operationEnded(run, with: result) }) else { return }
+    carryOut(end, at: time())
   }
 
   private func cancel(_ run: RunID) {
-    if activeRun?.id == run {
-      cancel()
+    guard let end = transition({ $0.cancel(ifActive: run) }) else { return }
+    carryOut(end, at: time())
+  }
+
+  /// Cancels the run's task if the runner ended it, publishes the states and answers the callers
+  /// of `run`.
+  private func carryOut(_ end: RunStateMachine.RunEnd, at now: Duration) {
+    end.cancelling?.cancel()
+    stateChanged(publishing: end.states, at: now)
+    for waiter in end.waiters {
+      waiter.resume(returning: end.outcome)
     }
   }
 
-  /// Forgets the active run and answers whoever awaits it with the new, terminal state.
-  private func endRun(_ run: RunID, cancelling: Bool) {
-    activeRun = nil
-    lifetime.end(cancelling: cancelling)
-    let outcome = machine.state.phase == .idle ? RunState.cancelled : machine.state
-    for waiter in waiters.removeValue(forKey: run) ?? [] {
-      waiter.resume(returning: outcome)
-    }
-  }
-
-  /// Retargets the display, delivers the states to observers and keeps frames coming while needed.
-  private func stateChanged(publishing states: [RunState]? = nil) {
-    let states = states ?? [machine.state]
-    let now = clock.now()
+  /// Retargets the display, delivers the states to observers and asks for frames while needed.
+  private func stateChanged(publishing states: [RunState], at now: Duration) {
     for state in states {
       if let target = state.fractionCompleted {
         animator.animate(to: target, at: now)
@@ -345,77 +341,14 @@ public final class TaskRunner {
     if !animator.isAnimating(at: now) {
       publishFrame(at: now, evenIfStill: false)  // `.instant`, or a target that did not change
     }
-    updateFrameSchedule(after: now)
+    ticker.setNeedsFrames(self, every: updateInterval, needsFrames(at: now))
   }
 
   // MARK: - Frames
 
   /// Whether frames are needed: a run is active (its mailbox must be drained) or the display moves.
   private func needsFrames(at now: Duration) -> Bool {
-    activeRun != nil || animator.isAnimating(at: now)
-  }
-
-  /// Schedules the next frame when frames are needed and none is scheduled; cancels the
-  /// scheduled one when they are not, so nothing wakes while nothing runs or moves.
-  private func updateFrameSchedule(after now: Duration) {
-    guard !isInFrame else { return }  // the frame decides when it ends
-    if needsFrames(at: now) {
-      if frameTimer == nil {
-        scheduleFrame(at: now + updateInterval)
-      }
-    } else if frameTimer != nil {
-      cancelFrame()
-    }
-  }
-
-  private func scheduleFrame(at deadline: Duration) {
-    frameGeneration &+= 1
-    let generation = frameGeneration
-    let wakeUp = clock.schedule(deadline) { [weak self] in
-      self?.frame(deadline, generation: generation)
-    }
-    frameTimer = wakeUp
-    lifetime.setFrameTimer(wakeUp)
-  }
-
-  private func cancelFrame() {
-    frameGeneration &+= 1  // a frame whose wake-up raced the cancellation finds itself stale
-    frameTimer?.cancel()
-    frameTimer = nil
-    lifetime.setFrameTimer(nil)
-  }
-
-  /// One frame: drain the mailbox, move the display, schedule the next frame if still needed.
-  private func frame(_ deadline: Duration, generation: UInt64) {
-    guard generation == frameGeneration else { return }
-    // `frameTimer` stays set while the frame runs, so that state changes made meanwhile (by
-    // observers, too) leave the scheduling to the end of the frame.
-    let now = max(clock.now(), deadline)
-    isInFrame = true
-    drainReports()
-    // While a run is active, renderers get every frame, so that an indeterminate bar, an ETA or a
-    // throttled redraw can move even when the value does not.
-    publishFrame(at: now, evenIfStill: activeRun != nil)
-    isInFrame = false
-    frameTimer = nil
-    lifetime.setFrameTimer(nil)
-    guard needsFrames(at: now) else { return }
-    // Keep the cadence; after a late frame, start again from now.
-    let next = deadline + updateInterval > now ? deadline + updateInterval : now + updateInterval
-    scheduleFrame(at: next)
-  }
-
-  /// Publishes the latest report of the active run, if it is new.
-  private func drainReports() {
-    guard let run = activeRun else { return }
-    run.mailbox.markDrained()
-    let word = run.mailbox.load()
-    guard word != run.lastWord else { return }
-    activeRun?.lastWord = word
-    let progress = run.mailbox.progress(decoding: word)
-    if handle(.report(progress, run.id)) == .publishProgress {
-      stateChanged()
-    }
+    machine.activeRun != nil || animator.isAnimating(at: now)
   }
 
   /// Tells Observation that the displayed progress moved, if it did, and gives renderers a frame
@@ -438,11 +371,24 @@ public final class TaskRunner {
   }
 
   private func update(
-    _ reason: ProgressUpdate.Reason, state: RunState? = nil, at now: Duration? = nil
+    _ reason: ProgressUpdate.Reason, state: RunState? = nil, at now: Duration
   ) -> ProgressUpdate {
-    let now = now ?? clock.now()
-    return ProgressUpdate(
+    ProgressUpdate(
       reason: reason, state: state ?? machine.state, displayedProgress: displayed(at: now),
       time: now)
+  }
+}
+
+extension TaskRunner: FrameClient {
+  /// One frame: drain the reports, move the display, and say whether another frame is needed.
+  func frame(at tickerTime: Duration) -> Bool {
+    let now = time(tickerTime)
+    if let progress = transition({ $0.drainReports() }) {
+      stateChanged(publishing: [.running(progress)], at: now)
+    }
+    // While a run is active, renderers get every frame, so that an indeterminate bar, an ETA or a
+    // throttled redraw can move even when the value does not.
+    publishFrame(at: now, evenIfStill: machine.activeRun != nil)
+    return needsFrames(at: now)
   }
 }

@@ -17,43 +17,87 @@ struct RunStateMachineTests {
   enum Outcome: Equatable {
     case none, rejectStart, launchNext, publishProgress, endCurrent, cancelCurrent
     case cancelCurrentAndReset, publishReset
+    /// An action that names a run other than the one expected.
+    case wrongRun
+  }
+
+  /// A machine with the mailboxes of its runs, so that tests can report into any run.
+  struct Fixture {
+    var machine = RunStateMachine()
+    var mailboxes: [RunID: ProgressMailbox] = [:]
+
+    /// Starts a run with a task that does nothing; returns its identity, or `nil` if refused.
+    mutating func start() -> RunID? {
+      var made: ProgressMailbox?
+      let run = machine.start { _ in
+        let mailbox = ProgressMailbox()
+        made = mailbox
+        return (Task {}, mailbox)
+      }
+      if let run, let made { mailboxes[run] = made }
+      return run
+    }
+
+    /// Stores a report into a run's mailbox, as its reporter does.
+    func report(_ fraction: Double, into run: RunID) {
+      mailboxes[run].map { TaskRunner.Reporter(mailbox: $0) }?.report(fractionCompleted: fraction)
+    }
   }
 
   /// Builds a machine in `phase`; the last run it started is run 2, so run 1 is stale.
-  static func machine(in phase: RunPhase) -> RunStateMachine {
-    var machine = RunStateMachine()
-    _ = machine.handle(.start)
-    _ = machine.handle(.operationReturned(RunID(rawValue: 1)))
-    _ = machine.handle(.start)
+  static func fixture(in phase: RunPhase) -> Fixture {
+    var fixture = Fixture()
+    _ = fixture.start()
+    _ = fixture.machine.operationEnded(RunID(rawValue: 1), with: .success(()))
+    _ = fixture.start()
     let run = RunID(rawValue: 2)
     switch phase {
     case .idle:
-      _ = machine.handle(.operationReturned(run))
-      _ = machine.handle(.reset)
+      _ = fixture.machine.operationEnded(run, with: .success(()))
+      _ = fixture.machine.reset()
     case .running: break
-    case .finished: _ = machine.handle(.operationReturned(run))
-    case .failed: _ = machine.handle(.operationThrew(TestError(), run))
-    case .cancelled: _ = machine.handle(.cancel)
+    case .finished: _ = fixture.machine.operationEnded(run, with: .success(()))
+    case .failed: _ = fixture.machine.operationEnded(run, with: .failure(TestError()))
+    case .cancelled: _ = fixture.machine.cancel()
     }
-    return machine
+    return fixture
   }
 
-  static func event(_ kind: EventKind, in machine: RunStateMachine) -> RunStateMachine.Event {
+  /// Applies one event and names the outcome, with the run it concerns.
+  static func apply(_ kind: EventKind, to fixture: inout Fixture) -> Outcome {
     let current = RunID(rawValue: 2)
     let stale = RunID(rawValue: 1)
-    let progress = machine.state.progress ?? .zero
+    func ended(_ end: RunStateMachine.RunEnd?) -> Outcome {
+      guard let end else { return .none }
+      if let cancelling = end.cancelling {
+        guard cancelling.id == current else { return .wrongRun }
+        return end.states.last == .idle ? .cancelCurrentAndReset : .cancelCurrent
+      }
+      return .endCurrent
+    }
     switch kind {
-    case .start: return .start
-    case .reportNew: return .report(0.75, current)
-    case .reportSame: return .report(progress, current)
-    case .reportStale: return .report(0.75, stale)
-    case .returned: return .operationReturned(current)
-    case .returnedStale: return .operationReturned(stale)
-    case .threw: return .operationThrew(TestError(), current)
-    case .threwCancellation: return .operationThrew(CancellationError(), current)
-    case .threwStale: return .operationThrew(TestError(), stale)
-    case .cancel: return .cancel
-    case .reset: return .reset
+    case .start:
+      guard let run = fixture.start() else { return .rejectStart }
+      return run == RunID(rawValue: 3) ? .launchNext : .wrongRun
+    case .reportNew, .reportSame, .reportStale:
+      let progress = fixture.machine.state.progress?.fractionCompleted ?? 0
+      fixture.report(
+        kind == .reportSame ? progress : 0.75, into: kind == .reportStale ? stale : current)
+      return fixture.machine.drainReports() == nil ? .none : .publishProgress
+    case .returned: return ended(fixture.machine.operationEnded(current, with: .success(())))
+    case .returnedStale: return ended(fixture.machine.operationEnded(stale, with: .success(())))
+    case .threw: return ended(fixture.machine.operationEnded(current, with: .failure(TestError())))
+    case .threwCancellation:
+      return ended(fixture.machine.operationEnded(current, with: .failure(CancellationError())))
+    case .threwStale:
+      return ended(fixture.machine.operationEnded(stale, with: .failure(TestError())))
+    case .cancel: return ended(fixture.machine.cancel())
+    case .reset:
+      switch fixture.machine.reset() {
+      case nil: return .none
+      case .publishIdle: return .publishReset
+      case .endRunAndPublishIdle(let end): return ended(end)
+      }
     }
   }
 
@@ -90,21 +134,6 @@ struct RunStateMachineTests {
     ]
   }
 
-  static func outcome(of action: RunStateMachine.Action) -> Outcome {
-    let current = RunID(rawValue: 2)
-    let next = RunID(rawValue: 3)
-    switch action {
-    case .none: return .none
-    case .rejectStart: return .rejectStart
-    case .launch(let run): return run == next ? .launchNext : .none
-    case .publishProgress: return .publishProgress
-    case .endRun(let run): return run == current ? .endCurrent : .none
-    case .cancelRun(let run): return run == current ? .cancelCurrent : .none
-    case .cancelRunAndReset(let run): return run == current ? .cancelCurrentAndReset : .none
-    case .publishReset: return .publishReset
-    }
-  }
-
   @Test func tableCoversEveryPhaseAndEvent() {
     #expect(Set(Self.table.keys) == Set(RunPhase.allCases))
     for row in Self.table.values {
@@ -114,25 +143,57 @@ struct RunStateMachineTests {
 
   @Test(arguments: RunPhase.allCases, EventKind.allCases)
   func everyPhaseAndEventHasItsSpecifiedOutcome(phase: RunPhase, kind: EventKind) throws {
-    var machine = Self.machine(in: phase)
-    #expect(machine.state.phase == phase)
+    var fixture = Self.fixture(in: phase)
+    #expect(fixture.machine.state.phase == phase)
     let (expectedOutcome, expectedState) = try #require(Self.table[phase]?[kind])
-    let action = machine.handle(Self.event(kind, in: machine))
-    #expect(Self.outcome(of: action) == expectedOutcome)
-    #expect(machine.state == expectedState)
-    #expect((machine.activeRun != nil) == (machine.state.phase == .running))
+    #expect(Self.apply(kind, to: &fixture) == expectedOutcome)
+    #expect(fixture.machine.state == expectedState)
+    #expect((fixture.machine.activeRun != nil) == (fixture.machine.state.phase == .running))
   }
 
   @Test func runsAreNumberedAndOnlyTheActiveOneCounts() {
-    var machine = RunStateMachine()
-    #expect(machine.handle(.start) == .launch(RunID(rawValue: 1)))
-    #expect(machine.handle(.cancel) == .cancelRun(RunID(rawValue: 1)))
-    #expect(machine.handle(.start) == .launch(RunID(rawValue: 2)))
+    var fixture = Fixture()
+    #expect(fixture.start() == RunID(rawValue: 1))
+    #expect(fixture.machine.cancel()?.cancelling?.id == RunID(rawValue: 1))
+    #expect(fixture.start() == RunID(rawValue: 2))
     // The cancelled run's late report, result and error are all dropped.
-    #expect(machine.handle(.report(0.9, RunID(rawValue: 1))) == .none)
-    #expect(machine.handle(.operationReturned(RunID(rawValue: 1))) == .none)
-    #expect(machine.handle(.operationThrew(TestError(), RunID(rawValue: 1))) == .none)
-    #expect(machine.state == .running(0))
-    #expect(machine.activeRun == RunID(rawValue: 2))
+    fixture.report(0.9, into: RunID(rawValue: 1))
+    #expect(fixture.machine.drainReports() == nil)
+    #expect(fixture.machine.operationEnded(RunID(rawValue: 1), with: .success(())) == nil)
+    #expect(fixture.machine.operationEnded(RunID(rawValue: 1), with: .failure(TestError())) == nil)
+    #expect(fixture.machine.cancel(ifActive: RunID(rawValue: 1)) == nil)
+    #expect(fixture.machine.state == .running(0))
+    #expect(fixture.machine.activeRun?.id == RunID(rawValue: 2))
+  }
+
+  @Test func theLastReportBeforeTheEndIsPublishedBeforeTheTerminalState() {
+    var fixture = Fixture()
+    let run = fixture.start()!
+    fixture.report(0.25, into: run)
+    #expect(fixture.machine.drainReports() == 0.25)
+    fixture.report(0.58, into: run)
+    let end = fixture.machine.operationEnded(run, with: .failure(TestError()))
+    #expect(end?.states == [.running(0.58), .failed(TestError())])
+    #expect(end?.outcome == .failed(TestError()))
+    #expect(end?.cancelling == nil)
+  }
+
+  @Test func aRunEndsWithoutAnExtraStateWhenItsLastReportWasDrained() {
+    var fixture = Fixture()
+    let run = fixture.start()!
+    fixture.report(1, into: run)
+    #expect(fixture.machine.drainReports() == 1)
+    #expect(fixture.machine.operationEnded(run, with: .success(()))?.states == [.finished])
+  }
+
+  @Test func cancellingHandsBackTheRunAndItsWaitersOnce() async {
+    var fixture = Fixture()
+    let run = fixture.start()!
+    let end = fixture.machine.cancel()
+    #expect(end?.cancelling?.id == run)
+    #expect(end?.states == [.cancelled])
+    #expect(end?.outcome == .cancelled)
+    #expect(fixture.machine.cancel() == nil)
+    #expect(fixture.machine.activeRun == nil)
   }
 }

@@ -58,11 +58,11 @@ struct TaskRunnerModelTests {
       }
     }
 
-    /// The active run ends by itself.
+    /// The active run ends by itself: its last report, if new, reaches everyone before the end.
     mutating func end(with newState: RunState) {
       guard activeRun != nil else { return }
       activeRun = nil
-      pending = nil
+      frame()
       publish(newState)
     }
 

@@ -124,6 +124,7 @@ struct TaskRunnerTests {
         .running(RunProgress(completed: 1, of: 4)),
         .running(RunProgress(completed: 2, of: 4)),
         .running(RunProgress(completed: 3, of: 4)),
+        .running(RunProgress(completed: 4, of: 4)),
         .finished,
       ])
   }
@@ -203,7 +204,9 @@ struct TaskRunnerTests {
       await proceed.wait()
     }
     await reached.wait()
-    harness.clock.advance(by: frame - .nanoseconds(1))
+    // Frames fall on the clock's grid of intervals, shared by every runner on the clock: the
+    // first comes at most one interval after the start.
+    harness.clock.advance(by: frame - .milliseconds(3) - .nanoseconds(1))
     #expect(harness.runner.state == .running(0))
     harness.clock.advance(by: .nanoseconds(1))
     #expect(harness.runner.state == .running(0.5))
@@ -316,12 +319,37 @@ struct TaskRunnerTests {
     #expect(harness.recorder.phases == [.idle, .running, .cancelled])
   }
 
-  @Test func theFinalStateIsDeliveredAtOnceWithoutWaitingForAFrame() async {
+  @Test func theLastReportAndTheFinalStateAreDeliveredAtOnceWithoutWaitingForAFrame() async {
     let harness = Harness()
     harness.runner.start { reporter in reporter.report(fractionCompleted: 0.9) }
     await harness.recorder.waitForTerminalState()
-    // No frame ran: the final report was superseded by the terminal state.
-    #expect(harness.recorder.states == [.idle, .running(0), .finished])
+    // No frame ran: the end drains the last report itself.
+    #expect(harness.recorder.states == [.idle, .running(0), .running(0.9), .finished])
+    #expect(harness.clock.now.offset == .zero)
+  }
+
+  @Test func aFailureShowsHowFarTheWorkGot() async {
+    let harness = Harness()
+    let final = await harness.runner.run { reporter in
+      for item in 1...29 {
+        reporter.report(completed: item, of: 100)
+      }
+      throw TestError(message: "item 30 failed")
+    }
+    #expect(final == .failed(TestError(message: "item 30 failed")))
+    #expect(
+      harness.recorder.states == [
+        .idle, .running(0), .running(RunProgress(completed: 29, of: 100)),
+        .failed(TestError(message: "item 30 failed")),
+      ])
+  }
+
+  @Test func aRunThatEndsWithoutANewReportAddsNoState() async {
+    let harness = Harness()
+    let proceed = await harness.startHeldRun(reporting: 0.5)
+    proceed.open()
+    await harness.recorder.waitForTerminalState()
+    #expect(harness.recorder.states == [.idle, .running(0), .running(0.5), .finished])
   }
 
   // MARK: 6. Cancelling

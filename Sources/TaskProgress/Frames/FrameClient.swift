@@ -1,0 +1,6 @@
+/// Something that draws on frames: a runner that drains its reports and moves its display.
+@MainActor
+protocol FrameClient: AnyObject {
+  /// Runs one frame at `now`, a time on the ticker's clock, and returns whether it needs another.
+  func frame(at now: Duration) -> Bool
+}

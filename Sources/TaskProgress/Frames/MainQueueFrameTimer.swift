@@ -1,0 +1,50 @@
+// The one use of Dispatch in the core: the main queue's timers need no thread of the cooperative
+// pool, so frames keep coming while work that never suspends holds every thread of that pool.
+import Dispatch
+
+/// Frames on the system's continuous clock, from a timer on the main dispatch queue, which is the
+/// main actor's executor.
+@MainActor
+final class MainQueueFrameTimer: FrameTimer {
+  private let origin = ContinuousClock.now
+  private let source: any DispatchSourceTimer
+  private var isArmed = false
+
+  init() {
+    source = DispatchSource.makeTimerSource(queue: .main)
+    source.schedule(deadline: .distantFuture)
+    source.activate()
+  }
+
+  /// A dispatch deadline is converted from the continuous clock and may land a little early.
+  var tolerance: Duration { .microseconds(500) }
+
+  func now() -> Duration {
+    origin.duration(to: .now)
+  }
+
+  func setHandler(_ handler: @escaping @MainActor () -> Void) {
+    source.setEventHandler { [weak self] in
+      // A main-queue timer runs on the main thread, where the main actor runs.
+      MainActor.assumeIsolated {
+        guard let self, self.isArmed else { return }
+        self.isArmed = false
+        TaskRunner.countSystemFrameWakeUp()
+        handler()
+      }
+    }
+  }
+
+  func arm(at deadline: Duration) {
+    let delay = max(deadline - now(), .zero)
+    let nanoseconds = Int(min(delay / .nanoseconds(1), Double(Int.max / 2)).rounded(.up))
+    isArmed = true
+    source.schedule(
+      deadline: .now() + .nanoseconds(nanoseconds), repeating: .never, leeway: .microseconds(250))
+  }
+
+  func disarm() {
+    isArmed = false
+    source.schedule(deadline: .distantFuture)
+  }
+}
