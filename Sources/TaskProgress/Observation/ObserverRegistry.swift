@@ -46,8 +46,11 @@ final class ObserverRegistry<Event> {
   /// Registers an observer and calls it at once with `initial`, before returning its token.
   ///
   /// - Parameters:
+  ///   - initial: The event the observer gets at once: the current state.
   ///   - cancelsOnRelease: Whether releasing the token ends the registration, or only cancelling it.
   ///   - onDetach: Called once on the main actor when the registration ends.
+  ///   - callback: The observer.
+  /// - Returns: The registration's token.
   func add(
     initial: Event, cancelsOnRelease: Bool = true, onDetach: (@MainActor () -> Void)? = nil,
     _ callback: @escaping @MainActor (Event) -> Void

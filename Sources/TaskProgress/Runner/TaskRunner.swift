@@ -185,10 +185,7 @@ public final class TaskRunner {
   func attach(_ renderer: some ProgressRenderer, detachingOnRelease: Bool) -> ObservationToken {
     registry.add(
       initial: update(.stateChanged, at: time()), cancelsOnRelease: detachingOnRelease,
-      onDetach: { renderer.didDetach() }
-    ) { update in
-      renderer.render(update)
-    }
+      onDetach: { renderer.didDetach() }, { update in renderer.render(update) })
   }
 
   // MARK: - Running
