@@ -4,7 +4,7 @@ public import TaskProgress
 ///
 /// ```swift
 /// let runner = TaskRunner()
-/// let token = runner.attach(TerminalRenderer(label: "Importing"))
+/// runner.attach(TerminalRenderer(label: "Importing"))
 /// await runner.run(over: files) { file in try await importFile(file) }
 /// ```
 ///
@@ -15,8 +15,9 @@ public import TaskProgress
 /// ``TaskRunner/displayedProgress`` and ends with the exact final state: a full bar when the run
 /// finished, the reason in one line when it failed. The percentage beside the bar is the reported
 /// value, so that it always agrees with the counts. The width follows the terminal as it is
-/// resized, the cursor is hidden while the bar is drawn and shown again when the run ends, when
-/// ``restoreTerminal()`` is called, and when `SIGINT`, `SIGTERM` or `SIGHUP` ends the process.
+/// resized, the cursor is hidden while the bar is drawn and shown again when the run ends, when the
+/// renderer is detached or its runner goes away, when ``restoreTerminal()`` is called, when the
+/// process exits, and when `SIGINT`, `SIGTERM` or `SIGHUP` ends the process.
 /// Colour marks finished and failed lines where allowed (not with `NO_COLOR` or `TERM=dumb`).
 ///
 /// ```
@@ -110,10 +111,17 @@ public final class TerminalRenderer: ProgressRenderer {
     }
   }
 
+  /// Ends a bar left open by a runner that went away, or by a detach in the middle of a run.
+  public func didDetach() {
+    restoreTerminal()
+    run = nil
+  }
+
   /// Ends a bar in progress on its own line and shows the cursor again.
   ///
-  /// The renderer does this by itself when a run ends. Call it when the program stops drawing for
-  /// another reason, such as a signal it handles itself.
+  /// The renderer does this by itself when a run ends, when it is detached, and when its runner
+  /// goes away. Call it when the program stops drawing for another reason, such as a signal it
+  /// handles itself.
   public func restoreTerminal() {
     if openLine != nil {
       output.write("\n")

@@ -1,15 +1,26 @@
+import Synchronization
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Android)
+import Android
+#elseif canImport(WASILibc)
+import WASILibc
+#elseif os(Windows)
+import ucrt
+#else
+#error("Unsupported platform")
 #endif
 
-/// Shows the cursor again if the process is interrupted or terminated while a bar hides it.
+/// Shows the cursor again if the process is interrupted, terminated or exits while a bar hides it.
 ///
-/// While at least one terminal renderer has hidden the cursor, `SIGINT`, `SIGTERM` and `SIGHUP`
-/// get a handler, but only where their disposition is the default one, so a program that handles
+/// While at least one terminal renderer has hidden the cursor, a process that exits (through
+/// `exit`, or by returning from `main`) shows it again from an `atexit` handler, and `SIGINT`,
+/// `SIGTERM` and `SIGHUP` get a handler, but only where their disposition is the default one, so a program that handles
 /// these signals itself keeps its handlers (and calls ``TerminalRenderer/restoreTerminal()`` from
 /// them). The handler writes the restoring sequence with `write(2)`, which is async-signal-safe,
 /// restores the default disposition and raises the signal again, so the process ends exactly as it
@@ -20,12 +31,19 @@ enum TerminalSignalGuard {
   private static var installed: [Int32] = []
   private static let signals = [SIGINT, SIGTERM, SIGHUP]
 
+  private static var isExitHandlerRegistered = false
+
   /// Installs the handlers, if this is the first holder.
   static func acquire(fileDescriptor: Int32) {
     holders += 1
     guard holders == 1 else { return }
     // Written before any handler is installed: see the SAFETY note on `guardedDescriptor`.
     guardedDescriptor.pointee = fileDescriptor
+    isCursorHidden.store(true, ordering: .releasing)
+    if !isExitHandlerRegistered {
+      isExitHandlerRegistered = true
+      atexit(restoreCursorAtExit)
+    }
     for signal in signals where currentHandler(of: signal) == nil && !hasSignalInfoHandler(signal) {
       setHandler(restoreCursorAndResignal, for: signal)
       installed.append(signal)
@@ -37,6 +55,7 @@ enum TerminalSignalGuard {
     guard holders > 0 else { return }
     holders -= 1
     guard holders == 0 else { return }
+    isCursorHidden.store(false, ordering: .releasing)
     let ours = unsafeBitCast(restoreCursorAndResignal as SignalHandler, to: UnsafeRawPointer.self)
     for signal in installed {
       if let current = currentHandler(of: signal),
@@ -60,12 +79,27 @@ nonisolated(unsafe) private let guardedDescriptor: UnsafeMutablePointer<Int32> =
   return pointer
 }()
 
-/// The signal handler: only async-signal-safe calls (`write`, `sigaction`, `raise`).
-private func restoreCursorAndResignal(_ signal: Int32) {
+/// Whether a renderer holds the cursor hidden; read by the exit handler, on whichever thread exits.
+private let isCursorHidden = Atomic<Bool>(false)
+
+/// Ends the open line, resets the colours and shows the cursor: async-signal-safe.
+private func writeRestoringSequence() {
   let sequence: StaticString = "\u{1B}[0m\u{1B}[?25h\n"
   _ = write(guardedDescriptor.pointee, sequence.utf8Start, sequence.utf8CodeUnitCount)
+}
+
+/// The signal handler: only async-signal-safe calls (`write`, `sigaction`, `raise`).
+private func restoreCursorAndResignal(_ signal: Int32) {
+  writeRestoringSequence()
   setHandler(nil, for: signal)
   raise(signal)
+}
+
+/// The exit handler: shows the cursor if a bar still hides it when the process exits.
+private func restoreCursorAtExit() {
+  if isCursorHidden.exchange(false, ordering: .acquiring) {
+    writeRestoringSequence()
+  }
 }
 
 /// The current plain handler of `signal`; `nil` for the default disposition.

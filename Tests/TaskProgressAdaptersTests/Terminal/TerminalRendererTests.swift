@@ -213,6 +213,36 @@ struct TerminalRendererTests {
     token.cancel()
   }
 
+  @Test func detachingMidRunEndsTheOpenLineAndShowsTheCursor() async {
+    let harness = Harness(animation: .instant)
+    let terminal = MemoryTerminal(columns: 30)
+    let token = harness.runner.attach(TerminalRenderer(output: terminal))
+    let proceed = await harness.startHeldRun(reporting: 0.5)
+    #expect(terminal.output.hasSuffix("\u{1B}[K"))  // the bar is open
+    token.cancel()
+    #expect(terminal.output.hasSuffix("\u{1B}[K\n\u{1B}[?25h"))
+    let detached = terminal.output
+    proceed.open()
+    await harness.recorder.waitForTerminalState()
+    #expect(terminal.output == detached)  // nothing more after the detach
+  }
+
+  @Test func aRunnerReleasedMidRunLeavesTheTerminalAsItFoundIt() async {
+    let clock = ManualClock()
+    let terminal = MemoryTerminal(columns: 40)
+    var runner: TaskRunner? = TaskRunner(animation: .instant, clock: clock)
+    runner?.attach(TerminalRenderer(label: "Task", output: terminal))
+    let started = Latch()
+    runner?.start { _ in
+      started.open()
+      await Latch().wait()
+    }
+    await started.wait()
+    runner = nil
+    #expect(terminal.visible.hasPrefix("⎋[?25l⏎Task ▕"))
+    #expect(terminal.visible.hasSuffix("cancelled after 0.0s\n⎋[?25h"))
+  }
+
   // MARK: - Not on a terminal
 
   @Test func plainOutputHasOneLinePerTransitionAndPerTenPercentStep() async {

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+/// The library's terminal renderer in a process of its own, on a pseudo-terminal, stopped in the
+/// middle of a run without the run ending: the terminal is left as it was found.
+@Suite("Terminal renderer stopped mid-run", .timeLimit(.minutes(1)))
+struct RendererLifetimeProcessTests {
+  @Test(arguments: ["detach", "release", "exit"])
+  func theCursorComesBackAndTheLineEnds(mode: String) throws {
+    let terminal = try PseudoTerminal()
+    let process = try terminal.launch([mode], product: "terminal-probe")
+    #expect(terminal.read(until: "\u{1B}[?25l"))  // the bar hid the cursor
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit)
+    #expect(process.terminationStatus == 0)
+    let afterHiding = terminal.output.components(separatedBy: "\u{1B}[?25l").last ?? ""
+    #expect(
+      afterHiding.contains("\u{1B}[?25h"),
+      "the cursor stayed hidden: \(afterHiding.debugDescription)")
+    let lastBar = afterHiding.components(separatedBy: "probe ▕").last ?? ""
+    #expect(lastBar.contains("\n") || lastBar.contains("\r\n"), "the bar's line was left open")
+    if mode != "exit" {
+      // Ended before the program went on: what it prints next starts on a line of its own.
+      let beforeOver = terminal.output.components(separatedBy: "probe: over").first ?? ""
+      #expect(beforeOver.hasSuffix("\n\u{1B}[?25h") || beforeOver.hasSuffix("\r\n\u{1B}[?25h"))
+    }
+  }
+}

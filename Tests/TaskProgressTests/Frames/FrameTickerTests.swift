@@ -1,0 +1,141 @@
+import TaskProgressTestSupport
+import Testing
+
+@testable import TaskProgress
+
+@MainActor
+@Suite("Frame ticker", .timeLimit(.minutes(1)))
+struct FrameTickerTests {
+  /// A client that records the times of its frames and asks for a fixed number of them.
+  final class Client: FrameClient {
+    let name: String
+    var framesLeft: Int
+    var log: Log
+    var onFrame: (@MainActor () -> Void)?
+
+    final class Log {
+      var entries: [(name: String, time: Duration)] = []
+    }
+
+    init(_ name: String, frames: Int, log: Log) {
+      self.name = name
+      self.framesLeft = frames
+      self.log = log
+    }
+
+    func frame(at now: Duration) -> Bool {
+      log.entries.append((name, now))
+      framesLeft -= 1
+      onFrame?()
+      return framesLeft > 0
+    }
+  }
+
+  @Test func gridPointsAreTheMultiplesOfTheIntervalStrictlyAfterATime() {
+    let interval = Duration.milliseconds(10)
+    #expect(FrameTicker.gridPoint(after: .zero, interval: interval) == .milliseconds(10))
+    #expect(FrameTicker.gridPoint(after: .milliseconds(3), interval: interval) == .milliseconds(10))
+    #expect(
+      FrameTicker.gridPoint(after: .milliseconds(10), interval: interval) == .milliseconds(20))
+    #expect(FrameTicker.gridPoint(after: .seconds(7), interval: .seconds(1) / 60) > .seconds(7))
+    let sixtieth = Duration.seconds(1) / 60
+    let point = FrameTicker.gridPoint(after: .seconds(100), interval: sixtieth)
+    #expect(point - .seconds(100) <= sixtieth)
+    #expect(FrameTicker.gridPoint(after: point, interval: sixtieth) - point == sixtieth)
+  }
+
+  @Test func clientsOnOneClockShareEachWakeUpAndOneTimeInTheOrderTheyAsked() {
+    let clock = ManualClock()
+    let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
+    let log = Client.Log()
+    let clients = ["a", "b", "c"].map { Client($0, frames: 2, log: log) }
+    for client in clients.reversed() {
+      ticker.setNeedsFrames(client, every: frame)
+    }
+    #expect(clock.scheduledWakeUps == 1)
+    clock.advance(by: frame)
+    #expect(log.entries.map(\.name) == ["c", "b", "a"])
+    #expect(Set(log.entries.map(\.time)) == [frame])
+    #expect(clock.scheduledWakeUps == 1)
+    clock.advance(by: frame)
+    #expect(log.entries.map(\.name) == ["c", "b", "a", "c", "b", "a"])
+    #expect(log.entries.suffix(3).allSatisfy { $0.time == frame * 2 })
+    #expect(clock.scheduledWakeUps == 0)  // nobody needs frames: nothing wakes
+    clock.advance(by: .seconds(5))
+    #expect(log.entries.count == 6)
+  }
+
+  @Test func aClientThatJoinsLateGetsTheNextFrameOfTheSharedGrid() {
+    let clock = ManualClock()
+    let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
+    let log = Client.Log()
+    let early = Client("early", frames: 3, log: log)
+    let late = Client("late", frames: 1, log: log)
+    ticker.setNeedsFrames(early, every: frame)
+    clock.advance(by: .milliseconds(20))  // one frame, and 3.3 ms into the next interval
+    ticker.setNeedsFrames(late, every: frame)
+    clock.advance(by: .milliseconds(20))
+    #expect(log.entries.map(\.name) == ["early", "early", "late"])
+    #expect(log.entries[1].time == log.entries[2].time)
+  }
+
+  @Test func clientsWithDifferentIntervalsMeetOnTheirCommonGridPoints() {
+    let clock = ManualClock()
+    let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
+    let log = Client.Log()
+    let fast = Client("fast", frames: 4, log: log)
+    let slow = Client("slow", frames: 2, log: log)
+    ticker.setNeedsFrames(fast, every: .milliseconds(10))
+    ticker.setNeedsFrames(slow, every: .milliseconds(20))
+    clock.advance(by: .milliseconds(40))
+    #expect(log.entries.map(\.name) == ["fast", "fast", "slow", "fast", "fast", "slow"])
+    #expect(log.entries.map(\.time) == [10, 20, 20, 30, 40, 40].map { .milliseconds($0) })
+  }
+
+  @Test func aClientThatNoLongerNeedsFramesWithdrawsItsWakeUp() {
+    let clock = ManualClock()
+    let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
+    let client = Client("a", frames: 5, log: Client.Log())
+    ticker.setNeedsFrames(client, every: frame)
+    #expect(clock.scheduledWakeUps == 1)
+    ticker.setNeedsFrames(client, every: frame, false)
+    #expect(clock.scheduledWakeUps == 0)
+  }
+
+  @Test func aClientReleasedDuringAPassIsSkippedAndForgotten() {
+    let clock = ManualClock()
+    let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
+    let log = Client.Log()
+    let first = Client("first", frames: 5, log: log)
+    var second: Client? = Client("second", frames: 5, log: log)
+    ticker.setNeedsFrames(first, every: frame)
+    ticker.setNeedsFrames(second!, every: frame)
+    first.onFrame = {
+      if let client = second { ticker.remove(client) }
+      second = nil
+    }
+    clock.advance(by: frame * 2)
+    #expect(log.entries.map(\.name) == ["first", "first"])
+    #expect(ticker.scheduledClients == 1)
+  }
+
+  @Test func runnersOnOneClockShareOneTickerAndOneWakeUp() async {
+    let clock = ManualClock()
+    let runners = (0..<50).map { _ in TaskRunner(animation: .instant, clock: clock) }
+    let recorders = runners.map { StateRecorder(observing: $0, recordingFrames: true) }
+    let proceed = Latch()
+    for runner in runners {
+      runner.start { _ in await proceed.wait() }
+    }
+    #expect(clock.scheduledWakeUps == 1)
+    clock.advance(by: frame)
+    #expect(clock.scheduledWakeUps == 1)
+    let frameTimes = Set(recorders.flatMap { $0.frames.map(\.time) })
+    #expect(frameTimes == [frame])
+    proceed.open()
+    for recorder in recorders {
+      await recorder.waitForTerminalState()
+    }
+    #expect(clock.scheduledWakeUps == 0)
+  }
+}

@@ -1,0 +1,66 @@
+import Synchronization
+import TaskProgressTestSupport
+import Testing
+
+@testable import TaskProgress
+
+@MainActor
+@Suite("Frames on the system clock", .timeLimit(.minutes(1)))
+struct MainQueueFrameTimerTests {
+  @Test func runnersOnTheSystemClockShareOneTicker() {
+    let first = TaskRunner()
+    let second = TaskRunner(updateInterval: .milliseconds(5))
+    #expect(
+      FrameTicker.shared(for: ContinuousClock()) === FrameTicker.shared(for: ContinuousClock()))
+    #expect(first.updateInterval != second.updateInterval)
+  }
+
+  @Test func aManualClockHasOneTickerForAsLongAsARunnerUsesIt() {
+    let clock = ManualClock()
+    let runner = TaskRunner(clock: clock)
+    #expect(FrameTicker.shared(for: clock) === FrameTicker.shared(for: clock))
+    #expect(FrameTicker.shared(for: clock) !== FrameTicker.shared(for: ManualClock()))
+    withExtendedLifetime(runner) {}
+  }
+
+  /// Spinners that never suspend, until told to stop or until a deadline passes.
+  final class Spinners: Sendable {
+    let stop = Atomic<Bool>(false)
+    let heard = Atomic<Int>(0)
+    let deadline = ContinuousClock.now + .seconds(20)
+
+    nonisolated func spin(_ reporter: TaskRunner.Reporter?) {
+      var step = 0
+      while !stop.load(ordering: .relaxed) && ContinuousClock.now < deadline {
+        step &+= 1
+        reporter?.report(completed: step, of: Int.max)
+      }
+    }
+  }
+
+  /// Observers hear of the progress while every pool thread spins, the operation among them.
+  ///
+  /// Frames come from the main queue, which needs no thread of the pool. The spinners stop
+  /// when the observer has heard enough, or after 20 s so that a failure ends with a message.
+  @Test func observersHearFromARunWhileEveryPoolThreadIsBusy() async {
+    let runner = TaskRunner(animation: .instant)
+    let spinners = Spinners()
+    let token = runner.observe { state in
+      guard case .running(let progress) = state, (progress.completedCount ?? 0) > 0 else { return }
+      if spinners.heard.add(1, ordering: .relaxed).newValue >= 3 {
+        spinners.stop.store(true, ordering: .relaxed)
+      }
+    }
+    let final = await runner.run { reporter in
+      // Started from the operation, so that the operation has its thread before they take the rest.
+      let tasks = (0..<8).map { _ in Task.detached { spinners.spin(nil) } }
+      spinners.spin(reporter)
+      for task in tasks { await task.value }
+    }
+    #expect(
+      spinners.heard.load(ordering: .relaxed) >= 3,
+      "no progress reached observers while the pool was busy")
+    #expect(final == .finished)
+    withExtendedLifetime(token) {}
+  }
+}

@@ -1,0 +1,152 @@
+import Synchronization
+import TaskProgressTestSupport
+import Testing
+
+@testable import TaskProgress
+
+/// A renderer that records what it is given and whether it was told it is detached.
+@MainActor
+final class RecordingRenderer: ProgressRenderer {
+  var updates: [ProgressUpdate] = []
+  var detachCount = 0
+
+  var states: [RunState] {
+    updates.filter { $0.reason == .stateChanged }.map(\.state)
+  }
+
+  func render(_ update: ProgressUpdate) {
+    updates.append(update)
+  }
+
+  func didDetach() {
+    detachCount += 1
+  }
+}
+
+@MainActor
+@Suite("Task runner lifetimes", .timeLimit(.minutes(1)))
+struct TaskRunnerLifetimeTests {
+  @Test func releasingARunnerMidRunCancelsTheRunAndTellsObserversAndRenderers() async {
+    let clock = ManualClock()
+    var runner: TaskRunner? = TaskRunner(animation: .instant, clock: clock)
+    let renderer = RecordingRenderer()
+    var observed: [RunState] = []
+    let token = runner!.observe { observed.append($0) }
+    runner!.attach(renderer)
+    let started = Latch()
+    let operationCancelled = Latch()
+    runner!.start { reporter in
+      started.open()
+      await withTaskCancellationHandler {
+        await Latch().wait()
+      } onCancel: {
+        operationCancelled.open()
+      }
+      reporter.report(fractionCompleted: 0.9)  // after the end: reaches nobody
+    }
+    await started.wait()
+    weak let weakRunner = runner
+    runner = nil
+    #expect(weakRunner == nil)
+    #expect(observed == [.idle, .running(0), .cancelled])
+    #expect(renderer.states == [.idle, .running(0), .cancelled])
+    #expect(renderer.detachCount == 1)
+    #expect(token.isCancelled)
+    await operationCancelled.wait()
+    #expect(clock.scheduledWakeUps == 0)
+  }
+
+  @Test func releasingAnIdleRunnerDetachesItsRenderersWithoutAState() {
+    var runner: TaskRunner? = TaskRunner(clock: ManualClock())
+    let renderer = RecordingRenderer()
+    runner!.attach(renderer)
+    runner = nil
+    #expect(renderer.states == [.idle])
+    #expect(renderer.detachCount == 1)
+  }
+
+  @Test func anAttachedRendererStaysAttachedWhenItsTokenIsReleased() async {
+    let harness = Harness()
+    let renderer = RecordingRenderer()
+    do {
+      _ = harness.runner.attach(renderer)  // the token goes at once
+    }
+    await harness.runner.run { reporter in reporter.report(fractionCompleted: 0.5) }
+    #expect(renderer.states == [.idle, .running(0), .running(0.5), .finished])
+    #expect(renderer.detachCount == 0)
+  }
+
+  @Test func cancellingAnAttachTokenOnTheMainActorDetachesAtOnce() async {
+    let harness = Harness()
+    let renderer = RecordingRenderer()
+    let token = harness.runner.attach(renderer)
+    let proceed = await harness.startHeldRun(reporting: 0.25)
+    token.cancel()
+    #expect(renderer.detachCount == 1)
+    proceed.open()
+    await harness.recorder.waitForTerminalState()
+    #expect(renderer.states == [.idle, .running(0), .running(0.25)])
+    token.cancel()
+    #expect(renderer.detachCount == 1)
+  }
+
+  @Test func cancellingAnAttachTokenElsewhereDetachesOnTheMainActorSoonAfter() async {
+    let harness = Harness()
+    let renderer = RecordingRenderer()
+    let token = harness.runner.attach(renderer)
+    await Task.detached { token.cancel() }.value
+    // The registry learns of it on the main actor: by the next state change at the latest.
+    await harness.runner.run { _ in }
+    #expect(renderer.detachCount == 1)
+    #expect(renderer.states == [.idle])
+  }
+
+  @Test func anObserverTokenStillEndsWhenReleased() {
+    let harness = Harness()
+    var observed: [RunState] = []
+    do {
+      _ = harness.runner.observe { observed.append($0) }
+    }
+    harness.runner.start { _ in }
+    #expect(observed == [.idle])
+  }
+
+  @Test func theTimesGivenToRenderersNeverGoBackEvenOnAClockThatMovesAtEveryReading() async {
+    let clock = SteppingClock()
+    let runner = TaskRunner(animation: .linear, clock: clock)
+    let renderer = RecordingRenderer()
+    runner.attach(renderer)
+    await runner.run { reporter in
+      for step in 1...20 {
+        reporter.report(completed: step, of: 20)
+        try await clock.sleep(for: .milliseconds(5))
+      }
+    }
+    let times = renderer.updates.map(\.time)
+    #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }, "\(times)")
+    #expect(renderer.updates.contains { $0.reason == .frame })
+    #expect(renderer.states.last == .finished)
+    #expect(renderer.states.dropLast().last == .running(RunProgress(completed: 20, of: 20)))
+  }
+}
+
+/// A clock that moves forward by a microsecond every time it is read, as a real clock does between
+/// two readings, and whose sleepers give other tasks turns until their deadline passes.
+final class SteppingClock: Clock, Sendable {
+  typealias Instant = ManualClock.Instant
+
+  private let ticks = Atomic<Int64>(0)
+
+  var now: Instant {
+    Instant(offset: .microseconds(ticks.add(1, ordering: .relaxed).newValue))
+  }
+
+  var minimumResolution: Duration { .zero }
+
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    while now < deadline {
+      try Task.checkCancellation()
+      await Task.yield()
+    }
+  }
+}
