@@ -41,7 +41,8 @@ let package = Package(
       path: "Examples/heavy-task",
       swiftSettings: swiftSettings
     ),
-    // The seed's SwiftUI view on TaskProgress; compiles to nothing where SwiftUI does not exist.
+    // The "Perform a Heavy Task" SwiftUI view on TaskProgress; compiles to nothing where SwiftUI
+    // does not exist.
     .target(
       name: "SwiftUIExample",
       dependencies: ["TaskProgress"],
