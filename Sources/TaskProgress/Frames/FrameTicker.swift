@@ -1,27 +1,43 @@
 /// One source of frames for every client on the same clock, as a display link serves every view
 /// on one display.
 ///
-/// A client asks for frames with ``setNeedsFrames(_:every:)``. Its frames fall on a grid of its
-/// interval, counted from the ticker's origin, so clients with the same interval share every
-/// wake-up: four hundred runners at 60 Hz cost sixty wake-ups a second, not twenty-four thousand.
-/// One wake-up reads the clock once and runs every due client's frame with that time, in the
-/// order the clients first asked. Nothing is scheduled while no client needs frames.
+/// A client registers once and then asks for frames with ``setNeedsFrames(_:_:)``. Its frames fall
+/// on a grid of its interval, counted from the ticker's origin, so clients with the same interval
+/// share every wake-up: four hundred runners at 60 Hz cost sixty wake-ups a second, not twenty-four
+/// thousand. One wake-up reads the clock once and runs every due client's frame with that time, in
+/// the order the clients registered. Nothing is scheduled while no client needs frames, and asking
+/// for frames costs the same whatever the number of clients.
 @MainActor
 final class FrameTicker {
-  private struct Slot {
-    let id: ObjectIdentifier
-    weak var client: (any FrameClient)?
-    var interval: Duration
+  /// A client's place with the ticker.
+  final class Registration {
+    fileprivate weak var client: (any FrameClient)?
+    fileprivate let interval: Duration
+    /// The order of registration: the order of every pass.
+    fileprivate let order: UInt64
     /// The next frame's time, or `nil` while the client needs none.
-    var deadline: Duration?
+    fileprivate var deadline: Duration?
+    /// Whether the registration is in the ticker's list of scheduled ones.
+    fileprivate var isListed = false
+
+    fileprivate init(client: any FrameClient, interval: Duration, order: UInt64) {
+      self.client = client
+      self.interval = interval
+      self.order = order
+    }
   }
 
   private let timer: any FrameTimer
-  /// The clients in the order they first asked for frames: the order of every pass.
-  private var slots: [Slot] = []
+  /// The registrations that have a deadline, or had one since the last pass, in registration order.
+  private var listed: [Registration] = []
+  /// How many registrations have a deadline.
+  private var scheduledCount = 0
+  private var lastOrder: UInt64 = 0
   /// The deadline the timer is set for.
   private var armed: Duration?
   private var isTicking = false
+  /// Whether registrations were listed during the pass, out of order.
+  private var listedDuringPass = false
 
   init(timer: any FrameTimer) {
     self.timer = timer
@@ -35,41 +51,64 @@ final class FrameTicker {
 
   /// The number of clients with a frame scheduled.
   var scheduledClients: Int {
-    slots.count { $0.deadline != nil && $0.client != nil }
+    scheduledCount
   }
 
-  /// Schedules `client`'s next frame on its grid, unless one is scheduled; or, when `needed` is
+  /// Registers a client whose frames fall every `interval`; it needs none yet.
+  func register(_ client: any FrameClient, every interval: Duration) -> Registration {
+    lastOrder += 1
+    return Registration(client: client, interval: interval, order: lastOrder)
+  }
+
+  /// Schedules the client's next frame on its grid, unless one is scheduled; or, when `needed` is
   /// false, drops the scheduled one.
-  func setNeedsFrames(_ client: any FrameClient, every interval: Duration, _ needed: Bool = true) {
-    let id = ObjectIdentifier(client)
-    let index: Int
-    if let found = slots.firstIndex(where: { $0.id == id && $0.client != nil }) {
-      index = found
-    } else if needed {
-      slots.append(Slot(id: id, client: client, interval: interval))
-      index = slots.count - 1
-    } else {
+  func setNeedsFrames(_ registration: Registration, _ needed: Bool = true) {
+    if !needed {
+      guard registration.deadline != nil else { return }
+      registration.deadline = nil
+      scheduledCount -= 1
+      if scheduledCount == 0, !isTicking {
+        armed = nil
+        timer.disarm()
+      }
       return
     }
-    slots[index].interval = interval
-    if !needed {
-      slots[index].deadline = nil
-    } else if slots[index].deadline == nil {
-      slots[index].deadline = FrameTicker.gridPoint(after: now, interval: interval)
+    guard registration.deadline == nil, registration.client != nil else { return }
+    let deadline = FrameTicker.gridPoint(after: now, interval: registration.interval)
+    registration.deadline = deadline
+    scheduledCount += 1
+    list(registration)
+    if !isTicking, armed.map({ deadline < $0 }) ?? true {
+      armed = deadline
+      timer.arm(at: deadline)
     }
-    rearm()
   }
 
   /// Forgets a client that goes away.
-  func remove(_ client: any FrameClient) {
-    let id = ObjectIdentifier(client)
-    guard let index = slots.firstIndex(where: { $0.id == id }) else { return }
-    if isTicking {
-      slots[index].deadline = nil  // the pass compacts the slots when it ends
-    } else {
-      slots.remove(at: index)
-      rearm()
+  func remove(_ registration: Registration) {
+    setNeedsFrames(registration, false)
+    registration.client = nil
+    if !isTicking, registration.isListed {
+      listed.removeAll { $0 === registration }  // a pass would drop it, but none may come
     }
+  }
+
+  /// Adds a registration to the list, in registration order.
+  private func list(_ registration: Registration) {
+    guard !registration.isListed else { return }
+    registration.isListed = true
+    if isTicking {
+      listed.append(registration)
+      listedDuringPass = true
+      return
+    }
+    var low = 0
+    var high = listed.count
+    while low < high {
+      let middle = (low + high) / 2
+      if listed[middle].order < registration.order { low = middle + 1 } else { high = middle }
+    }
+    listed.insert(registration, at: low)
   }
 
   /// One wake-up: every client whose frame is due gets it, with one reading of the clock.
@@ -77,36 +116,33 @@ final class FrameTicker {
     armed = nil
     let now = self.now
     isTicking = true
-    // Slots added during the pass are served on their own deadline, later.
-    var index = 0
-    while index < slots.count {
-      let slot = slots[index]
-      index += 1
-      guard let deadline = slot.deadline, deadline <= now + timer.tolerance,
-        let client = slot.client
+    // Registrations listed during the pass are served on their own deadline, later.
+    let count = listed.count
+    for registration in listed.prefix(count) {
+      guard let deadline = registration.deadline, deadline <= now + timer.tolerance,
+        let client = registration.client
       else { continue }
-      slots[index - 1].deadline = nil
-      let wantsMore = client.frame(at: now)
-      // The frame may have asked for the next one already, or been dropped by its client.
-      if wantsMore, let current = slots.firstIndex(where: { $0.id == slot.id }),
-        slots[current].deadline == nil
-      {
-        slots[current].deadline = FrameTicker.gridPoint(
-          after: max(now, deadline), interval: slots[current].interval)
+      registration.deadline = nil
+      scheduledCount -= 1
+      // The frame may ask for the next one itself, through `setNeedsFrames`.
+      if client.frame(at: now), registration.deadline == nil, registration.client != nil {
+        registration.deadline = FrameTicker.gridPoint(
+          after: max(now, deadline), interval: registration.interval)
+        scheduledCount += 1
       }
     }
     isTicking = false
-    slots.removeAll { $0.client == nil }
-    rearm()
-  }
-
-  /// Sets the timer for the earliest deadline, or clears it when no frame is due.
-  private func rearm() {
-    guard !isTicking else { return }  // the pass re-arms when it ends
-    let earliest = slots.lazy.filter { $0.client != nil }.compactMap(\.deadline).min()
-    guard earliest != armed else { return }
-    armed = earliest
-    if let earliest {
+    listed.removeAll { registration in
+      guard registration.deadline == nil || registration.client == nil else { return false }
+      registration.isListed = false
+      return true
+    }
+    if listedDuringPass {
+      listedDuringPass = false
+      listed.sort { $0.order < $1.order }
+    }
+    if let earliest = listed.lazy.compactMap(\.deadline).min() {
+      armed = earliest
       timer.arm(at: earliest)
     } else {
       timer.disarm()

@@ -31,6 +31,8 @@ public final class TaskRunner {
   @ObservationIgnored private var animator: ProgressAnimator
   @ObservationIgnored private let registry = ObserverRegistry<ProgressUpdate>()
   @ObservationIgnored private let ticker: FrameTicker
+  /// The runner's place with the ticker; set once, at the end of `init`.
+  @ObservationIgnored private var frames: FrameTicker.Registration?
   /// The ticker's time when the runner was created: the zero of ``currentTime``.
   @ObservationIgnored private let origin: Duration
   /// The latest time given out, so that no time given later is earlier.
@@ -64,11 +66,12 @@ public final class TaskRunner {
     self.updateInterval = min(max(updateInterval, .milliseconds(1)), .seconds(60))
     self.ticker = FrameTicker.shared(for: clock)
     self.origin = ticker.now
+    self.frames = ticker.register(self, every: self.updateInterval)
   }
 
   /// Ends the active run, if any, as ``cancel()`` does, and detaches every renderer.
   isolated deinit {
-    ticker.remove(self)
+    frames.map(ticker.remove)
     if let end = machine.cancel() {
       carryOut(end, at: time())
     }
@@ -338,7 +341,9 @@ public final class TaskRunner {
     if !animator.isAnimating(at: now) {
       publishFrame(at: now, evenIfStill: false)  // `.instant`, or a target that did not change
     }
-    ticker.setNeedsFrames(self, every: updateInterval, needsFrames(at: now))
+    if let frames {
+      ticker.setNeedsFrames(frames, needsFrames(at: now))
+    }
   }
 
   // MARK: - Frames

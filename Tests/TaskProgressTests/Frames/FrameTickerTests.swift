@@ -49,16 +49,17 @@ struct FrameTickerTests {
     let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
     let log = Client.Log()
     let clients = ["a", "b", "c"].map { Client($0, frames: 2, log: log) }
-    for client in clients.reversed() {
-      ticker.setNeedsFrames(client, every: frame)
+    let registrations = clients.map { ticker.register($0, every: frame) }
+    for registration in registrations.reversed() {
+      ticker.setNeedsFrames(registration)
     }
     #expect(clock.scheduledWakeUps == 1)
     clock.advance(by: frame)
-    #expect(log.entries.map(\.name) == ["c", "b", "a"])
+    #expect(log.entries.map(\.name) == ["a", "b", "c"])  // registration order
     #expect(Set(log.entries.map(\.time)) == [frame])
     #expect(clock.scheduledWakeUps == 1)
     clock.advance(by: frame)
-    #expect(log.entries.map(\.name) == ["c", "b", "a", "c", "b", "a"])
+    #expect(log.entries.map(\.name) == ["a", "b", "c", "a", "b", "c"])
     #expect(log.entries.suffix(3).allSatisfy { $0.time == frame * 2 })
     #expect(clock.scheduledWakeUps == 0)  // nobody needs frames: nothing wakes
     clock.advance(by: .seconds(5))
@@ -71,9 +72,9 @@ struct FrameTickerTests {
     let log = Client.Log()
     let early = Client("early", frames: 3, log: log)
     let late = Client("late", frames: 1, log: log)
-    ticker.setNeedsFrames(early, every: frame)
+    ticker.setNeedsFrames(ticker.register(early, every: frame))
     clock.advance(by: .milliseconds(20))  // one frame, and 3.3 ms into the next interval
-    ticker.setNeedsFrames(late, every: frame)
+    ticker.setNeedsFrames(ticker.register(late, every: frame))
     clock.advance(by: .milliseconds(20))
     #expect(log.entries.map(\.name) == ["early", "early", "late"])
     #expect(log.entries[1].time == log.entries[2].time)
@@ -85,8 +86,8 @@ struct FrameTickerTests {
     let log = Client.Log()
     let fast = Client("fast", frames: 4, log: log)
     let slow = Client("slow", frames: 2, log: log)
-    ticker.setNeedsFrames(fast, every: .milliseconds(10))
-    ticker.setNeedsFrames(slow, every: .milliseconds(20))
+    ticker.setNeedsFrames(ticker.register(fast, every: .milliseconds(10)))
+    ticker.setNeedsFrames(ticker.register(slow, every: .milliseconds(20)))
     clock.advance(by: .milliseconds(40))
     #expect(log.entries.map(\.name) == ["fast", "fast", "slow", "fast", "fast", "slow"])
     #expect(log.entries.map(\.time) == [10, 20, 20, 30, 40, 40].map { .milliseconds($0) })
@@ -96,9 +97,12 @@ struct FrameTickerTests {
     let clock = ManualClock()
     let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
     let client = Client("a", frames: 5, log: Client.Log())
-    ticker.setNeedsFrames(client, every: frame)
+    let registration = ticker.register(client, every: frame)
+    ticker.setNeedsFrames(registration)
     #expect(clock.scheduledWakeUps == 1)
-    ticker.setNeedsFrames(client, every: frame, false)
+    ticker.setNeedsFrames(registration)  // asking twice schedules one frame
+    #expect(ticker.scheduledClients == 1)
+    ticker.setNeedsFrames(registration, false)
     #expect(clock.scheduledWakeUps == 0)
   }
 
@@ -108,10 +112,11 @@ struct FrameTickerTests {
     let log = Client.Log()
     let first = Client("first", frames: 5, log: log)
     var second: Client? = Client("second", frames: 5, log: log)
-    ticker.setNeedsFrames(first, every: frame)
-    ticker.setNeedsFrames(second!, every: frame)
+    ticker.setNeedsFrames(ticker.register(first, every: frame))
+    let secondRegistration = ticker.register(second!, every: frame)
+    ticker.setNeedsFrames(secondRegistration)
     first.onFrame = {
-      if let client = second { ticker.remove(client) }
+      if second != nil { ticker.remove(secondRegistration) }
       second = nil
     }
     clock.advance(by: frame * 2)
