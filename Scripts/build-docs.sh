@@ -1,47 +1,125 @@
 #!/usr/bin/env bash
-# Builds the DocC archive of the TaskProgress module and fails on any DocC warning.
+# Builds the DocC archives of both library modules, TaskProgress and TaskProgressAdapters, and
+# fails on any DocC warning, on a public symbol without documentation, and on a public symbol that
+# no `## Topics` group curates.
 #
-# No plugin: `swift build` writes the module's symbol graph, and `docc convert` combines it with
-# the catalog in Sources/TaskProgress/TaskProgress.docc. Everything generated stays under .build/.
+# No plugin: `swift build` writes the modules' symbol graphs, and `docc convert` combines each
+# with its catalog. TaskProgress is converted first, with the link metadata that lets the
+# adapters' pages link to it as ``/TaskProgress/TaskRunner``. Everything generated stays under
+# .build/docs.
 #
-#   Scripts/build-docs.sh            # writes .build/docs/TaskProgress.doccarchive
+#   Scripts/build-docs.sh   # writes .build/docs/TaskProgress.doccarchive and
+#                           # .build/docs/TaskProgressAdapters.doccarchive
 #   docc preview Sources/TaskProgress/TaskProgress.docc \
-#     --additional-symbol-graph-dir .build/docs/symbol-graphs   # to browse it locally
+#     --additional-symbol-graph-dir .build/docs/symbol-graphs/TaskProgress   # to browse one
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 docs=.build/docs
 # A scratch path of its own, so that the symbol-graph flags never invalidate the main build.
 scratch="$docs/scratch"
-graphs="$PWD/$docs/symbol-graphs"
-archive="$docs/TaskProgress.doccarchive"
+emitted="$PWD/$docs/symbol-graphs/emitted"
+modules=(TaskProgress TaskProgressAdapters)
 
 build_symbol_graphs() {
-  # The compiler writes the graph while it emits the module. Public symbols only: that is the
-  # default, and with InternalImportsByDefault nothing internal leaks in through imports.
-  swift build --scratch-path "$scratch" --target TaskProgress \
+  # Building the adapters builds the core too, and the compiler writes each module's graph while
+  # it emits the module. Public symbols only: that is the default, and with
+  # InternalImportsByDefault nothing internal leaks in through imports.
+  swift build --scratch-path "$scratch" --target TaskProgressAdapters \
     -Xswiftc -emit-symbol-graph \
-    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs"
+    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$emitted"
 }
 
-mkdir -p "$graphs"
-echo "Building the TaskProgress module with its symbol graph..."
+have_all_graphs() {
+  local module
+  for module in "${modules[@]}"; do
+    [ -f "$emitted/$module.symbols.json" ] || return 1
+  done
+}
+
+# Graphs stay from the last build: a module that is up to date keeps the graph it was built with.
+mkdir -p "$emitted"
+echo "Building TaskProgress and TaskProgressAdapters with their symbol graphs..."
 build_symbol_graphs
-if [ ! -f "$graphs/TaskProgress.symbols.json" ]; then
-  # The module was up to date, so the compiler did not run and wrote no graph: build it afresh.
-  echo "No symbol graph from an up-to-date build; building the module again from scratch..."
-  rm -rf "$scratch" "$graphs"
-  mkdir -p "$graphs"
+if ! have_all_graphs; then
+  # A module was up to date, so the compiler did not run and wrote no graph: build afresh.
+  echo "No symbol graph from an up-to-date build; building the modules again from scratch..."
+  rm -rf "$scratch" "$emitted"
+  mkdir -p "$emitted"
   build_symbol_graphs
 fi
 
-echo "Converting the documentation..."
-rm -rf "$archive"
-docc convert Sources/TaskProgress/TaskProgress.docc \
-  --fallback-display-name TaskProgress \
-  --fallback-bundle-identifier org.swift.TaskProgress \
-  --additional-symbol-graph-dir "$graphs" \
-  --warnings-as-errors \
-  --output-path "$archive"
+# One folder of graphs per module: docc documents every module whose graph it is given. A
+# module's graph is `<Module>.symbols.json`, plus `<Module>@<Other>.symbols.json` for its
+# extensions of other modules' types.
+for module in "${modules[@]}"; do
+  rm -rf "$docs/symbol-graphs/$module"
+  mkdir -p "$docs/symbol-graphs/$module"
+  cp "$emitted/$module.symbols.json" "$docs/symbol-graphs/$module/"
+  for extension in "$emitted/$module@"*.symbols.json; do
+    [ -e "$extension" ] && cp "$extension" "$docs/symbol-graphs/$module/"
+  done
+done
 
-echo "Documentation archive: $PWD/$archive"
+convert() {
+  local module=$1 catalog=$2
+  shift 2
+  echo "Converting the $module documentation..."
+  rm -rf "$docs/$module.doccarchive"
+  docc convert "$catalog" \
+    --fallback-display-name "$module" \
+    --fallback-bundle-identifier "org.swift.$module" \
+    --additional-symbol-graph-dir "$docs/symbol-graphs/$module" \
+    --enable-experimental-external-link-support \
+    --warnings-as-errors \
+    --output-path "$docs/$module.doccarchive" \
+    "$@"
+}
+
+convert TaskProgress Sources/TaskProgress/TaskProgress.docc
+convert TaskProgressAdapters Sources/TaskProgressAdapters/TaskProgressAdapters.docc \
+  --dependency "$docs/TaskProgress.doccarchive"
+
+echo "Checking that every public symbol is documented and curated..."
+python3 - "$docs" "${modules[@]}" <<'PYTHON'
+import glob, json, os, sys
+
+docs, modules = sys.argv[1], sys.argv[2:]
+problems = []
+for module in modules:
+    graph = json.load(open(os.path.join(docs, "symbol-graphs", module, f"{module}.symbols.json")))
+    # Members the compiler adds from other modules' protocol extensions, such as `!=`, carry
+    # `::SYNTHESIZED::` in their identifier; DocC lists them under "Default Implementations".
+    # A protocol extension's default implementation is documented on its requirement's page.
+    defaults = {r["source"] for r in graph["relationships"] if r["kind"] == "defaultImplementationOf"}
+    own = [s for s in graph["symbols"]
+           if "::SYNTHESIZED::" not in s["identifier"]["precise"]
+           and s["identifier"]["precise"] not in defaults]
+    pages, curated = {}, set()
+    data = os.path.join(docs, f"{module}.doccarchive", "data", "documentation")
+    for path in glob.glob(os.path.join(data, "**", "*.json"), recursive=True):
+        page = json.load(open(path))
+        external = page.get("metadata", {}).get("externalID")
+        if external:
+            pages[external] = page
+        for section in page.get("topicSections", []):
+            if not section.get("generated"):
+                curated.update(section.get("identifiers", []))
+    for symbol in own:
+        name = "/".join(symbol["pathComponents"])
+        page = pages.get(symbol["identifier"]["precise"])
+        if page is None:
+            problems.append(f"{module}: {name} has no page")
+            continue
+        if not page.get("abstract"):
+            problems.append(f"{module}: {name} has no summary")
+        if page["identifier"]["url"] not in curated:
+            problems.append(f"{module}: {name} is in no `## Topics` group")
+if problems:
+    print("\n".join(problems), file=sys.stderr)
+    sys.exit(1)
+print(f"Every public symbol of {', '.join(modules)} is documented and curated.")
+PYTHON
+
+echo "Documentation archives: $PWD/$docs/TaskProgress.doccarchive"
+echo "                        $PWD/$docs/TaskProgressAdapters.doccarchive"

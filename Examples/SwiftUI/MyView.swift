@@ -1,6 +1,8 @@
-// The seed's view, on TaskProgress. Compare with the original: no AsyncStream, no consumer task to
-// cancel, no `defer { continuation.finish() }`, no `withAnimation` per value, no trap on an empty
-// collection, no work on the main actor.
+// The "Perform a Heavy Task" view of the hand-written AsyncStream pattern, on TaskProgress. The
+// pattern is described in the article "Migrating from the AsyncStream Pattern", in
+// Sources/TaskProgress/TaskProgress.docc/Articles/MigratingFromAsyncStream.md. Compared with it:
+// no AsyncStream, no consumer task to cancel, no `defer { continuation.finish() }`, no
+// `withAnimation` per value, no trap on an empty collection, no work on the main actor.
 #if canImport(SwiftUI)
 import SwiftUI
 import TaskProgress
@@ -29,7 +31,7 @@ struct MyView: View {
   }
 }
 
-/// Something that takes a while, like the seed's `objects`.
+/// Something that takes a while, like the `objects` of the hand-written pattern.
 struct HeavyObject: Sendable {
   func someTask() async throws {
     try await Task.sleep(for: .milliseconds(40))

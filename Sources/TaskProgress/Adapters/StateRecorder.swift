@@ -9,11 +9,6 @@
 /// }
 /// ```
 ///
-/// ``expectStates(_:)`` and ``expectPhases(_:)`` fail on any missing, extra or different entry
-/// and throw a ``Mismatch`` whose description lines up the expected and recorded sequences.
-/// Pass `recordingFrames: true` to also keep every frame of the displayed progress, which on a
-/// ``ManualClock`` are exact functions of the time you advance.
-///
 /// The recorder stops recording when it is released or when you call ``stop()``.
 @MainActor
 public final class StateRecorder {
@@ -36,7 +31,7 @@ public final class StateRecorder {
   ///   - recordingFrames: Whether to keep every frame of the displayed progress too.
   public init(observing runner: TaskRunner, recordingFrames: Bool = false) {
     self.recordsFrames = recordingFrames
-    self.token = runner.attach(Forwarder(recorder: self))
+    self.token = runner.attach(Forwarder(recorder: self), detachingOnRelease: true)
   }
 
   /// The phases of the recorded states.

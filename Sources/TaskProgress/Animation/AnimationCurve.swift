@@ -2,12 +2,8 @@
 ///
 /// A curve maps the normalised time `0...1` to the normalised progress of the animation, which
 /// goes from `0` at the start to `1` at the end. It may leave `0...1` in between (a bouncy
-/// spring overshoots); the runner clamps what it finally displays to `0...1`.
-///
-/// Curves are values. The built-ins are reachable with a leading dot wherever a curve is
-/// expected (``LinearCurve/linear``, ``TimingCurve/easeIn``, ``TimingCurve/timingCurve(_:_:_:_:)``,
-/// ``SpringCurve/spring(response:dampingFraction:)``), and your own type works anywhere a built-in
-/// does:
+/// spring overshoots); the runner clamps what it finally displays to `0...1`. The built-in curves
+/// are reachable with a leading dot, and your own type works anywhere a built-in one does:
 ///
 /// ```swift
 /// struct Steps: AnimationCurve {

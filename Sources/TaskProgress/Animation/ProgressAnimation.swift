@@ -7,18 +7,8 @@
 /// let runner = TaskRunner(animation: ProgressAnimation(curve: .easeIn, duration: .seconds(1)))
 /// ```
 ///
-/// | Preset                     | Curve                              | Duration |
-/// |----------------------------|------------------------------------|----------|
-/// | ``default``                | spring, response 0.55, damping 1   | its settling time, about 0.81 s |
-/// | ``linear``                 | `value(at: t) == t`                | 0.35 s   |
-/// | ``easeIn``                 | `cubic-bezier(0.42, 0, 1, 1)`      | 0.35 s   |
-/// | ``easeOut``                | `cubic-bezier(0, 0, 0.58, 1)`      | 0.35 s   |
-/// | ``easeInOut``              | `cubic-bezier(0.42, 0, 0.58, 1)`   | 0.35 s   |
-/// | ``instant``                | none: the display follows the state | 0        |
-///
-/// A new value that arrives mid-animation starts a new motion on top of the ones in flight, so
-/// the displayed value goes on from where it is, with the speed it has: it never jumps and never
-/// restarts from the old target.
+/// A new value that arrives during a motion adds a motion to the ones under way: the displayed
+/// value never jumps and never restarts from the old target.
 public struct ProgressAnimation: Sendable {
   /// The shape of the motion.
   public let curve: any AnimationCurve

@@ -4,15 +4,7 @@
 /// `response` is the period of the undamped spring, in seconds: lower is stiffer.
 /// `dampingFraction` is 1 for a critically damped spring, which reaches its target as fast as a
 /// spring can without overshooting; less than 1 bounces, more than 1 creeps. The motion is solved
-/// in closed form for all three cases.
-///
-/// A spring never quite stops, so it is given the time after which it stays within 1e-3 of its
-/// target, ``settlingDuration``, which is the duration ``ProgressAnimation/spring(response:dampingFraction:)``
-/// uses. The curve maps `0...1` onto that time, and a correction of at most 1e-3, growing linearly
-/// with time, makes it end exactly at 1.
-///
-/// When a spring animation is retargeted mid-flight, the new motion adds to the old one, so the
-/// displayed value keeps its position and velocity, as SwiftUI's springs do.
+/// in closed form for all three cases, and the curve spans the spring's ``settlingDuration``.
 public struct SpringCurve: AnimationCurve, Hashable {
   /// The period of the undamped spring, in seconds.
   public let response: Double

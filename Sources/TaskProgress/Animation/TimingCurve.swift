@@ -8,12 +8,6 @@
 /// ```swift
 /// let snappy = ProgressAnimation(curve: .timingCurve(0.2, 0.8, 0.2, 1), duration: .seconds(0.3))
 /// ```
-///
-/// The value at a time is found by solving x(s) = time for the curve parameter s, with Newton
-/// steps kept inside a shrinking bracket, falling back to bisection, down to the last bit of a
-/// `Double`. Where x′(s) ≠ 0 the result is within 1e-6 of the true curve (in practice within a
-/// few ulps). Where x′(s) = 0, as in the middle of `.timingCurve(1, 0, 0, 1)`, the true s is a
-/// cube root away from rounding error, and the result is within 1e-4.
 public struct TimingCurve: AnimationCurve, Hashable {
   /// The x coordinate of the first control point, in `0...1`.
   public let c1x: Double

@@ -2,9 +2,9 @@ import Synchronization
 
 /// A clock whose time moves only when you advance it, for tests that never wait in real time.
 ///
-/// Give it to a ``TaskRunner`` and advance it by hand: every frame the runner has scheduled up
-/// to the new time runs, in order, before ``advance(by:)`` returns. So coalescing, animation and
-/// anything a renderer draws become plain functions of the time you set:
+/// Give it to a ``TaskRunner`` and advance it by hand: every frame that falls due up to the new
+/// time runs, in order, before ``advance(by:)`` returns. So coalescing, animation and anything a
+/// renderer draws become plain functions of the time you set:
 ///
 /// ```swift
 /// @MainActor @Test func barGlidesToTheReportedValue() async {
@@ -16,9 +16,6 @@ import Synchronization
 ///   #expect(abs(runner.displayedProgress - 0.25) < 1e-9)
 /// }
 /// ```
-///
-/// It is also an ordinary `Clock`: code that sleeps on it through ``sleep(until:tolerance:)``
-/// is resumed when the time passes its deadline, on its own executor, after `advance` returns.
 public final class ManualClock: Clock, Sendable {
   /// A point in the manual clock's time: an offset from its start.
   public struct Instant: InstantProtocol, Hashable, Sendable, CustomStringConvertible {
@@ -111,7 +108,8 @@ public final class ManualClock: Clock, Sendable {
     .zero
   }
 
-  /// The number of sleepers and runner frames waiting for the clock to reach their deadline.
+  /// The number of things waiting for the clock to reach a deadline: the tasks sleeping on it, and
+  /// the frame timer that all its runners share while any of them needs frames.
   ///
   /// Zero means nothing would wake if the clock moved: use it to assert that an idle runner
   /// costs nothing.

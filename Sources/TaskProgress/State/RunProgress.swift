@@ -3,15 +3,8 @@
 /// A progress value is always valid: its fraction is `nil` (indeterminate) or within `0...1`,
 /// and its counts, when present, satisfy `0 <= completedCount <= totalCount`. The initializers
 /// clamp what they are given instead of trapping, the same way ``TaskRunner/Reporter`` treats
-/// reports.
-///
-/// Two values are equal when their fractions and counts are equal, so a progress made from
-/// counts (`RunProgress(completed: 1, of: 2)`) differs from a bare fraction (`0.5`). A bare
-/// fraction can be written as a literal where a `RunProgress` is expected:
-///
-/// ```swift
-/// #expect(recorder.states == [.idle, .running(0), .running(0.5), .finished])
-/// ```
+/// reports. Progress made from counts differs from a bare fraction: `RunProgress(completed: 1,
+/// of: 2)` is not equal to `0.5`.
 public struct RunProgress: Hashable, Sendable {
   /// The completed fraction in `0...1`, or `nil` when the amount of work is unknown.
   public let fractionCompleted: Double?

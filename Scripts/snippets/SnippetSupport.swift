@@ -1,0 +1,54 @@
+// The names that the documentation's snippets use without declaring them, so that a snippet can
+// stay a fragment of a program, as a reader sees it. Keep the list short and the names obvious: a
+// snippet that needs anything else declares it.
+import TaskProgress
+
+/// The runner that fragments such as `runner.start { ... }` talk about.
+@MainActor public let runner = TaskRunner()
+
+/// The recorder that fragments such as `try recorder.expectPhases(...)` talk about.
+@MainActor public let recorder = StateRecorder(observing: runner)
+
+/// One of the `objects` of the heavy task: something whose `someTask()` takes a while.
+public struct HeavyObject: Sendable {
+  /// Creates an object.
+  public init() {}
+
+  /// The heavy task: a millisecond here.
+  public func someTask() async throws {
+    try await Task.sleep(for: .milliseconds(1))
+  }
+}
+
+/// The objects of the heavy task.
+public let objects = Array(repeating: HeavyObject(), count: 3)
+
+/// A file that the import examples import.
+public struct ImportFile: Sendable {
+  /// The file's name.
+  public let name: String
+}
+
+/// The files that the import examples import.
+public let files = [ImportFile(name: "a.txt"), ImportFile(name: "b.txt")]
+
+/// Imports one file: a millisecond here.
+public func importFile(_ file: ImportFile) async throws {
+  try await Task.sleep(for: .milliseconds(1))
+}
+
+/// Finds the files to import.
+public func scanFolder() async throws -> [ImportFile] {
+  files
+}
+
+/// One step of an upload, 20 ms here; the README's quick start runs ten of them.
+public func upload(_ index: Int) async throws {
+  try await Task.sleep(for: .milliseconds(20))
+}
+
+/// The rows that a synchronous loop processes.
+public let rows = Array(1...100)
+
+/// Processes one row, synchronously: nothing here.
+public func process(_ row: Int) {}
