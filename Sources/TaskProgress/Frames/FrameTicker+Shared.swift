@@ -4,9 +4,9 @@ extension FrameTicker {
   }
 
   /// The ticker of the system's continuous clock, shared by every runner on it.
-  private static let continuous = FrameTicker(timer: MainQueueFrameTimer())
+  private static let continuous = FrameTicker(timer: MainQueueFrameTimer(clock: ContinuousClock()))
   /// The ticker of the suspending clock, shared by every runner on it.
-  private static let suspending = FrameTicker(timer: SleepingFrameTimer(clock: SuspendingClock()))
+  private static let suspending = FrameTicker(timer: MainQueueFrameTimer(clock: SuspendingClock()))
   /// The tickers of clocks that are objects, such as a ``ManualClock``, by the clock's identity.
   private static var byClock: [ObjectIdentifier: WeakTicker] = [:]
 

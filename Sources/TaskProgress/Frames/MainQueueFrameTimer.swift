@@ -2,15 +2,21 @@
 // pool, so frames keep coming while work that never suspends holds every thread of that pool.
 import Dispatch
 
-/// Frames on the system's continuous clock, from a timer on the main dispatch queue, which is the
+/// Frames on one of the system's clocks, from a timer on the main dispatch queue, which is the
 /// main actor's executor.
+///
+/// The timer waits for a delay measured on `clock`, so the clock's time, not Dispatch's, decides
+/// what a frame sees.
 @MainActor
-final class MainQueueFrameTimer: FrameTimer {
-  private let origin = ContinuousClock.now
+final class MainQueueFrameTimer<C: Clock<Duration>>: FrameTimer {
+  private let clock: C
+  private let origin: C.Instant
   private let source: any DispatchSourceTimer
   private var isArmed = false
 
-  init() {
+  init(clock: C) {
+    self.clock = clock
+    self.origin = clock.now
     source = DispatchSource.makeTimerSource(queue: .main)
     source.schedule(deadline: .distantFuture)
     source.activate()
@@ -20,7 +26,7 @@ final class MainQueueFrameTimer: FrameTimer {
   var tolerance: Duration { .microseconds(500) }
 
   func now() -> Duration {
-    origin.duration(to: .now)
+    origin.duration(to: clock.now)
   }
 
   func setHandler(_ handler: @escaping @MainActor () -> Void) {
