@@ -1,4 +1,5 @@
-/// One of the seed's `objects`: something whose `someTask()` takes a while.
+/// One of the `objects` of the AsyncStream pattern's view: something whose `someTask()` takes a
+/// while.
 struct HeavyObject: Sendable {
   let number: Int
   let duration: Duration
@@ -21,7 +22,7 @@ enum HeavyTaskError: Error, CustomStringConvertible {
 
   var description: String {
     switch self {
-    case .itemFailed(let number): "item \(number) failed (as --fail-at asked)"
+    case .itemFailed(let number): "item \(number) threw an error (as --fail-at asked)"
     }
   }
 }

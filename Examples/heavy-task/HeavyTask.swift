@@ -7,9 +7,18 @@ import Darwin
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Android)
+import Android
+#elseif canImport(WASILibc)
+import WASILibc
+#elseif os(Windows)
+import ucrt
+#else
+#error("Unsupported platform")
 #endif
 
-/// `heavy-task`: the seed's SwiftUI view (a "Perform a Heavy Task" button above a progress view)
+/// `heavy-task`: the SwiftUI view of the hand-written AsyncStream pattern (a "Perform a Heavy
+/// Task" button above a progress view; see the article "Migrating from the AsyncStream Pattern")
 /// on one ``TaskRunner``, drawn in a terminal by ``TerminalRenderer``.
 @main
 struct HeavyTask {

@@ -1,7 +1,7 @@
 import TaskProgress
 import TaskProgressAdapters
 
-/// The interactive screen: the seed's view, drawn with escape sequences.
+/// The interactive screen: the "Perform a Heavy Task" view, drawn with escape sequences.
 ///
 /// ```
 ///  heavy-task  the "Perform a Heavy Task" view, in a terminal

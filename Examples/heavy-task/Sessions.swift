@@ -8,6 +8,14 @@ import Darwin
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Android)
+import Android
+#elseif canImport(WASILibc)
+import WASILibc
+#elseif os(Windows)
+import ucrt
+#else
+#error("Unsupported platform")
 #endif
 
 /// How `heavy-task` ends.
@@ -53,14 +61,30 @@ struct HeavyTaskWork {
     runner = TaskRunner(animation: animation)
   }
 
-  /// Presses the button: performs every object's `someTask()`, as the seed's `performTask()`.
+  /// Presses the button: performs every object's `someTask()`, as the AsyncStream pattern's
+  /// `performTask()` does.
   func performTask() {
     let (duration, failAt) = (Duration.milliseconds(options.delayMilliseconds), options.failAt)
-    // `0..<count`, not `1...count`: an empty run is fine, where the seed's loop traps.
+    // `0..<count`, not `1...count`: an empty run is fine, where a `1...count` loop traps.
     runner.start(over: 0..<options.items) { index in
       let object = HeavyObject(number: index + 1, duration: duration, fails: index + 1 == failAt)
       try await object.someTask()
     }
+  }
+}
+
+extension HeavyTaskWork {
+  /// The line standard error gets when a run fails: what went wrong, and at which item.
+  ///
+  /// ```
+  /// the heavy task failed at item 3 of 5: item 3 threw an error (as --fail-at asked)
+  /// ```
+  func failureMessage(for error: any Error) -> String {
+    let reason = String(describing: error).map { $0.isNewline ? " " : $0 }
+    guard case .itemFailed(let number) = error as? HeavyTaskError else {
+      return "the heavy task failed: " + String(reason)
+    }
+    return "the heavy task failed at item \(number) of \(options.items): " + String(reason)
   }
 }
 
@@ -98,7 +122,15 @@ final class PipedSession {
     defer { readerWatch.cancel() }
     let recorder = StateRecorder(observing: work.runner)
     let final = await recorder.waitForTerminalState() ?? work.runner.state
-    return status ?? ExitStatus(final)
+    if let status {
+      return status  // its reason, if it has one, is already on standard error
+    }
+    // The plain lines say so too, but standard output may be a file or a pipe nobody watches:
+    // the failure also goes where every other error goes.
+    if let error = final.error {
+      printError(work.failureMessage(for: error))
+    }
+    return ExitStatus(final)
   }
 
   private func stop(_ status: ExitStatus, because message: String? = nil) {
@@ -125,6 +157,9 @@ final class InteractiveSession {
   private var forcedStatus: ExitStatus?
   /// Why the session ended early, printed once the screen is restored.
   private var exitMessage: String?
+  /// Why the last run failed, if it did: printed once the screen is restored, when that failure
+  /// is what the exit status reports.
+  private var lastFailure: String?
   private var quit: CheckedContinuation<Void, Never>?
   private var tokens: [ObservationToken] = []
 
@@ -158,6 +193,8 @@ final class InteractiveSession {
     }
     if let exitMessage {
       printError(exitMessage)
+    } else if forcedStatus == nil, status == .failed, let lastFailure {
+      printError(lastFailure)
     }
     return forcedStatus ?? status
   }
@@ -182,6 +219,7 @@ final class InteractiveSession {
     screen.isButtonEnabled = !state.phase.isRunningPhase
     if state.phase.isTerminal {
       status = ExitStatus(state)
+      lastFailure = state.error.map(work.failureMessage(for:))
     }
   }
 

@@ -29,6 +29,8 @@ struct HeavyTaskProcess {
   let process = Process()
   let output = Pipe()
   let error = Pipe()
+  /// Signalled when the process has exited.
+  private let exited = DispatchSemaphore(value: 0)
 
   init(_ arguments: [String], environment: [String: String] = [:]) {
     process.executableURL = HeavyTaskProcess.executable
@@ -37,6 +39,16 @@ struct HeavyTaskProcess {
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = output
     process.standardError = error
+    let exited = self.exited
+    process.terminationHandler = { _ in exited.signal() }
+  }
+
+  /// `heavy-task` started by `/bin/sh` as `heavy-task ARGUMENTS >&-`: with standard output closed.
+  static func withStandardOutputClosed(_ arguments: [String]) -> HeavyTaskProcess {
+    let running = HeavyTaskProcess([])
+    running.process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    running.process.arguments = ["-c", #"exec "$0" "$@" >&-"#, executable.path] + arguments
+    return running
   }
 
   /// Runs to the end and collects everything.
@@ -55,6 +67,19 @@ struct HeavyTaskProcess {
       read.append(chunk)
     }
     return String(decoding: read, as: UTF8.self)
+  }
+
+  /// Waits for the process at most `limit`, then ends it with `SIGKILL`, so that a program that
+  /// hangs fails its test instead of hanging the test run; `nil` when it had to be killed.
+  ///
+  /// Its output is read only once it has exited: for programs that write less than a pipe holds.
+  func finish(within limit: DispatchTimeInterval) -> Result? {
+    guard exited.wait(timeout: .now() + limit) == .success else {
+      kill(process.processIdentifier, SIGKILL)
+      _ = finish()
+      return nil
+    }
+    return finish()
   }
 
   /// Waits for the process and collects what is left of its output.

@@ -105,6 +105,28 @@ struct HeavyTaskTerminalTests {
         "heavy-task: cannot write to log file '/dev/full': No space left on device"))
   }
 
+  @Test func aFailedRunIsOneLineOnStandardErrorOnceTheScreenIsRestored() throws {
+    let terminal = try PseudoTerminal()
+    let errors = Pipe()
+    let process = try terminal.launch(
+      ["--items", "5", "--delay-ms", "1", "--fail-at", "3"], standardError: errors)
+    #expect(terminal.read(until: "Press Enter"))
+    terminal.type("\r")
+    #expect(terminal.read(until: "failed after"))
+    // A second failure: still one line, for the run whose status the program exits with.
+    let afterFirst = terminal.bytesRead
+    terminal.type("\r")
+    #expect(terminal.read(until: "failed after", after: afterFirst))
+    quit(process, on: terminal)
+    #expect(process.terminationStatus == 1)
+    let errorText = String(
+      decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(
+      errorText
+        == "heavy-task: the heavy task failed at item 3 of 5: item 3 threw an error (as --fail-at asked)\n"
+    )
+  }
+
   @Test func aResizeRedrawsTheScreenAtTheNewWidth() throws {
     let terminal = try PseudoTerminal(columns: 80)
     let process = try terminal.launch([])

@@ -30,7 +30,18 @@ struct HeavyTaskTests {
     #expect(result.status == 1)
     let last = try #require(result.lines.last)
     #expect(last.hasPrefix("Heavy task: failed after "))
-    #expect(last.hasSuffix(": item 4 failed (as --fail-at asked)"))
+    #expect(last.hasSuffix(": item 4 threw an error (as --fail-at asked)"))
+  }
+
+  @Test func aFailedRunIsAlsoOneLineOnStandardErrorNamingTheItem() throws {
+    let result = try HeavyTaskProcess.run(["--items", "5", "--delay-ms", "1", "--fail-at", "3"])
+    #expect(result.status == 1)
+    #expect(
+      result.errorLines == [
+        "heavy-task: the heavy task failed at item 3 of 5: item 3 threw an error (as --fail-at asked)"
+      ])
+    #expect(result.error.hasSuffix("\n"))
+    #expect(result.lines.last?.hasPrefix("Heavy task: failed after ") == true)
   }
 
   @Test func noItemsFinishAtOnce() throws {
@@ -138,6 +149,45 @@ struct HeavyTaskTests {
       #expect(object?["label"] as? String == "heavy-task")
     }
     #expect(lines.last?.contains(#""phase":"finished""#) == true)
+  }
+
+  @Test func withStandardOutputClosedTheLogGetsOnlyItsOwnLines() throws {
+    // With descriptor 1 closed, the log file would get its number, and the lines meant for
+    // standard output would go into the log.
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let running = HeavyTaskProcess.withStandardOutputClosed(
+      ["--items", "5", "--delay-ms", "1", "--log", url.path])
+    try running.process.run()
+    let result = try #require(running.finish(within: .seconds(60)), "heavy-task did not end")
+    #expect(result.output.isEmpty)
+    let lines = try String(contentsOf: url, encoding: .utf8).split(
+      separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.last == "")  // every line ends with a newline
+    let records = lines.dropLast()
+    #expect(!records.isEmpty)
+    for line in records {
+      #expect(line.hasPrefix("{") && line.hasSuffix("}"), "not a JSON object: \(line)")
+      #expect(!line.contains("\u{1B}") && !line.contains("\r"))
+      #expect(!line.contains("Heavy task") && !line.contains("pressed"))
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      #expect(object?["label"] as? String == "heavy-task")
+    }
+  }
+
+  @Test func aFIFOThatNoProcessReadsIsALogThatCannotBeWritten() throws {
+    let path = try temporaryFolder().appendingPathComponent("progress.fifo").path
+    try #require(mkfifo(path, 0o600) == 0)
+    let running = HeavyTaskProcess(["--items", "5", "--delay-ms", "1", "--log", path])
+    try running.process.run()
+    // Were heavy-task to wait for a reader, it would be killed after a minute and the test fail.
+    let result = try #require(
+      running.finish(within: .seconds(60)), "heavy-task waited for a reader")
+    #expect(result.status == 73)
+    #expect(
+      result.errorLines == [
+        "heavy-task: cannot open log file '\(path)': no process is reading the FIFO"
+      ])
+    #expect(result.output.isEmpty)
   }
 
   static let unwritableLogs: [(String, String)] = [

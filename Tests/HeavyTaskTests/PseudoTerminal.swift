@@ -27,9 +27,11 @@ final class PseudoTerminal {
   }
 
   /// Starts `heavy-task` (or another product) with the terminal as its standard input, output
-  /// and error.
+  /// and error, or with `standardError` as its standard error, to tell the two streams apart.
   func launch(
-    _ arguments: [String], product: String = "heavy-task", environment extra: [String: String] = [:]
+    _ arguments: [String], product: String = "heavy-task",
+    environment extra: [String: String] = [:],
+    standardError: Pipe? = nil
   ) throws -> Process {
     let process = Process()
     process.executableURL = HeavyTaskProcess.productsDirectory.appendingPathComponent(product)
@@ -42,7 +44,7 @@ final class PseudoTerminal {
     let handle = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
     process.standardInput = handle
     process.standardOutput = handle
-    process.standardError = handle
+    process.standardError = standardError ?? handle
     try process.run()
     close(secondary)  // the child has its own; the terminal closes when the child exits
     return process

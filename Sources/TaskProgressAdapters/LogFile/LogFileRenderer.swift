@@ -6,6 +6,14 @@ import Darwin
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Android)
+import Android
+#elseif canImport(WASILibc)
+import WASILibc
+#elseif os(Windows)
+import ucrt
+#else
+#error("Unsupported platform")
 #endif
 
 /// Appends a runner's progress to a log file as JSON Lines.
@@ -46,7 +54,7 @@ public final class LogFileRenderer: ProgressRenderer {
   /// Called on the main actor for every write or flush that fails.
   public var onError: (@MainActor (LogFileError) -> Void)?
 
-  private let file: OpenFile
+  let file: OpenFile
   private let wallClock: @Sendable () -> Duration
   private var runStart: Duration?
   /// The last line written: when, in which phase, and with what progress.
@@ -67,7 +75,7 @@ public final class LogFileRenderer: ProgressRenderer {
   ///   - wallClock: The time since 1970-01-01T00:00:00Z for the timestamps; the system's real-time
   ///     clock by default. Tests pass a fixed one.
   /// - Throws: ``LogFileError`` when the file cannot be opened: a missing folder, a folder, no
-  ///   permission.
+  ///   permission, a FIFO that no process is reading (rather than waiting for one).
   public init(
     path: String, label: String = "",
     wallClock: @escaping @Sendable () -> Duration = LogFileRenderer.systemTime
@@ -75,11 +83,46 @@ public final class LogFileRenderer: ProgressRenderer {
     self.path = path
     self.label = label
     self.wallClock = wallClock
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    self.file = OpenFile(descriptor: try LogFileRenderer.openForAppending(path))
+  }
+
+  /// Opens `path` for appending, without waiting and never as a standard stream's descriptor.
+  private static func openForAppending(_ path: String) throws(LogFileError) -> Int32 {
+    // Without O_NONBLOCK, opening a FIFO that no process reads would wait for a reader forever;
+    // with it, that open fails at once with ENXIO. Writes block again once the file is open.
+    var descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o644)
     guard descriptor >= 0 else {
-      throw LogFileError(path: path, operation: .open, code: errno)
+      let code = errno
+      if code == ENXIO && isFIFO(path) {
+        throw LogFileError(
+          path: path, operation: .open, code: code, reason: LogFileError.fifoWithoutReader)
+      }
+      throw LogFileError(path: path, operation: .open, code: code)
     }
-    self.file = OpenFile(descriptor: descriptor)
+    // A program started with standard output (or input, or error) closed gets that number back
+    // from open(2), and everything it then writes to the standard stream would land in the log.
+    if descriptor <= STDERR_FILENO {
+      let moved = fcntl(descriptor, F_DUPFD_CLOEXEC, STDERR_FILENO + 1)
+      let code = errno
+      _ = closeDescriptor(descriptor)
+      guard moved >= 0 else {
+        throw LogFileError(path: path, operation: .open, code: code)
+      }
+      descriptor = moved
+    }
+    let flags = fcntl(descriptor, F_GETFL)
+    guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+      let code = errno
+      _ = closeDescriptor(descriptor)
+      throw LogFileError(path: path, operation: .open, code: code)
+    }
+    return descriptor
+  }
+
+  /// Whether `path` names a FIFO: `ENXIO` from `open(2)` means "no reader" only for those.
+  private static func isFIFO(_ path: String) -> Bool {
+    var status = stat()
+    return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO
   }
 
   /// The system's real-time clock, as time since 1970-01-01T00:00:00Z.
@@ -190,7 +233,8 @@ public final class LogFileRenderer: ProgressRenderer {
 
 /// The open descriptor, closed exactly once, also from the renderer's `deinit`.
 final class OpenFile: Sendable {
-  private let descriptor: Int32
+  /// The descriptor, open until ``close()``.
+  let descriptor: Int32
   private let isOpen = Locked(true)
 
   init(descriptor: Int32) {

@@ -33,6 +33,10 @@ struct ProgressLine: Equatable {
   var barFraction: Double?
   /// The fraction the percentage shows, or `nil` for none.
   var percentFraction: Double?
+  /// The counts the percentage is computed from when the work counts, exactly, so that it agrees
+  /// with them where the fraction's rounding would not (`29/100` shows 29%, never 28%); they
+  /// take precedence over ``percentFraction``.
+  var percentCounts: Counts?
   /// Where the moving block of an indeterminate bar is, in `0...1`.
   var indeterminatePosition = 0.0
   var counts: String?
@@ -42,6 +46,20 @@ struct ProgressLine: Equatable {
   /// Room kept for the parts after the bar even while they are not shown, so that the bar keeps
   /// its width for the whole run.
   var reserved = Reservation()
+
+  /// Units of work done, of a total.
+  struct Counts: Equatable {
+    var completed: Int
+    var total: Int
+  }
+
+  /// The percentage beside the bar, without its `%`, or `nil` for none.
+  var percentText: String? {
+    if let percentCounts {
+      return TerminalFormat.percent(completed: percentCounts.completed, of: percentCounts.total)
+    }
+    return percentFraction.map(TerminalFormat.percent)
+  }
 
   /// The room kept after the bar.
   struct Reservation: Equatable {
@@ -72,13 +90,14 @@ struct ProgressLine: Equatable {
     var rate = self.rate
     var eta = self.eta
     let columns = TerminalFormat.columns
+    let percent = percentText
 
     func part(_ text: String?, _ reservation: Int) -> Int {
       let length = max(text.map(columns) ?? 0, reservation)
       return length == 0 ? 0 : length + 2
     }
     func used() -> Int {
-      (label.isEmpty ? 0 : columns(label) + 1) + 2 + (percentFraction == nil ? 0 : 5)
+      (label.isEmpty ? 0 : columns(label) + 1) + 2 + (percent == nil ? 0 : 5)
         + part(counts, reserved.counts) + part(rate, reserved.rate) + part(eta, reserved.eta)
     }
     // Drop the least useful parts until the bar gets its minimum.
@@ -101,8 +120,7 @@ struct ProgressLine: Equatable {
 
     var line = label.isEmpty ? "" : label + " "
     line += bar(cells: cells, unicode: unicode)
-    if let percentFraction {
-      let percent = TerminalFormat.percent(percentFraction)
+    if let percent {
       line += " " + String(repeating: " ", count: 3 - percent.count) + percent + "%"
     }
     for part in [counts, rate, eta].compactMap({ $0 }) {

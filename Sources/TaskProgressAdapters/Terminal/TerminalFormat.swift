@@ -1,3 +1,5 @@
+import TaskProgress
+
 /// The numbers a progress line shows, formatted without Foundation.
 enum TerminalFormat {
   /// The columns `text` takes on a terminal: two for East Asian wide and fullwidth characters
@@ -24,8 +26,40 @@ enum TerminalFormat {
   }
 
   /// A whole percentage, rounded down, that reaches 100 only when the work is complete.
+  ///
+  /// A fraction is usually a quotient of counts, and binary floating point cannot hold most of
+  /// them exactly: `29.0 / 100` is a hair below 0.29, and times 100 a hair below 29. So a product
+  /// within a billionth below a whole number counts as that number; where the counts are at hand,
+  /// ``percent(completed:of:)`` is exact.
   static func percent(_ fraction: Double) -> String {
-    String(fraction >= 1 ? 100 : min(max(Int(fraction * 100), 0), 99))
+    guard fraction > 0 else { return "0" }  // NaN too
+    guard fraction < 1 else { return "100" }
+    let percent = (fraction * 100 + 1e-9).rounded(.down)
+    return String(min(Int(percent), 99))
+  }
+
+  /// The whole percentage `completed` is of `total`, rounded down and computed in integers, so
+  /// that it always agrees with the counts shown beside it: `29/100` is `29`, `1/3` is `33`.
+  ///
+  /// It is 100 only when `completed` reaches `total`, and for a total of zero or less, which
+  /// ``RunProgress`` treats as work that is already complete. Counts outside `0...total` are
+  /// clamped, and totals up to `Int.max` never overflow.
+  static func percent(completed: Int, of total: Int) -> String {
+    guard total > 0, completed < total else { return "100" }
+    guard completed > 0 else { return "0" }
+    // 100 × completed needs up to 7 more bits than an Int has; the quotient is below 100.
+    let percent = total.dividingFullWidth(completed.multipliedFullWidth(by: 100)).quotient
+    return String(percent)
+  }
+
+  /// The percentage a progress shows: from its counts when it has both, else from its fraction;
+  /// `nil` when the work is indeterminate.
+  static func percent(_ progress: RunProgress) -> String? {
+    guard let fraction = progress.fractionCompleted else { return nil }
+    if let completed = progress.completedCount, let total = progress.totalCount {
+      return percent(completed: completed, of: total)
+    }
+    return percent(fraction)
   }
 
   /// A duration as `4.2s` under a minute, else `m:ss`, else `h:mm:ss`.

@@ -199,6 +199,56 @@ struct LogFileRendererTests {
     }
   }
 
+  @Test func aFIFOThatNoProcessReadsIsAnErrorRatherThanAWait() throws {
+    let path = try temporaryFolder().appendingPathComponent("progress.fifo").path
+    try #require(mkfifo(path, 0o600) == 0)
+    // Should opening wait for a reader after all, a reader comes after a minute, so that the test
+    // fails rather than hangs.
+    let opened = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      if opened.wait(timeout: .now() + 60) == .timedOut {
+        _ = open(path, O_RDONLY | O_NONBLOCK)  // left open: only a failing run gets here
+      }
+    }
+    defer { opened.signal() }
+    #expect {
+      _ = try LogFileRenderer(path: path)
+    } throws: { error in
+      guard let error = error as? LogFileError else { return false }
+      return error.operation == .open && error.code == ENXIO
+        && error.reason == LogFileError.fifoWithoutReader
+        && error.description == "cannot open log file '\(path)': no process is reading the FIFO"
+    }
+  }
+
+  @Test func aFIFOWithAReaderGetsTheLines() async throws {
+    let path = try temporaryFolder().appendingPathComponent("progress.fifo").path
+    try #require(mkfifo(path, 0o600) == 0)
+    let reader = open(path, O_RDONLY | O_NONBLOCK)
+    try #require(reader >= 0)
+    defer { close(reader) }
+    let log = try LogFileRenderer(path: path, label: "fifo")
+    await ScriptedRun().play(into: log)
+    #expect(log.lastError == nil)
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    let count = read(reader, &buffer, buffer.count)
+    let lines = String(decoding: buffer[..<max(count, 0)], as: UTF8.self).split(separator: "\n")
+    #expect(lines.first?.hasPrefix(#"{"time":"#) == true)
+    #expect(lines.last?.contains(#""phase":"finished""#) == true)
+  }
+
+  @Test func theDescriptorBlocksIsCloseOnExecAndIsAboveTheStandardStreams() throws {
+    // Opened without waiting (a FIFO with no reader fails at once), the file must still block on
+    // writes, or a full pipe would lose lines; and it must never take the number of a closed
+    // standard stream, whose later writes would land in the log.
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let log = try LogFileRenderer(path: url.path)
+    let descriptor = log.file.descriptor
+    #expect(descriptor > STDERR_FILENO)
+    #expect(fcntl(descriptor, F_GETFL) & O_NONBLOCK == 0)
+    #expect(fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0)
+  }
+
   @Test func aFullDiskIsSurfacedThroughTheCallbackLastErrorAndFlush() async throws {
     let log = try LogFileRenderer(path: "/dev/full")
     var reported: [LogFileError] = []

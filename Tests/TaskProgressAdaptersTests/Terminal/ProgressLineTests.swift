@@ -49,6 +49,27 @@ struct ProgressLineTests {
     #expect(TerminalFormat.percent(-1) == "0")
   }
 
+  @Test func thePercentageOfAFractionOfCountsIsTheCountsOne() {
+    // 29.0 / 100 * 100 is 28.999…: a plain truncation would show 28%.
+    let line = ProgressLine(barFraction: 0.29, percentFraction: 29.0 / 100)
+    #expect(render(line, width: 18, unicode: false) == "[##>       ]  29%")
+    let fiftySeven = ProgressLine(barFraction: 0.57, percentFraction: 57.0 / 100)
+    #expect(render(fiftySeven, width: 18, unicode: false) == "[#####>    ]  57%")
+  }
+
+  @Test func countsGiveThePercentageWhenTheLineHasThem() {
+    // Counts win over a fraction that says otherwise: the percentage agrees with what is shown.
+    var line = ProgressLine(barFraction: 0.3, percentFraction: 0.3)
+    line.percentCounts = .init(completed: 29, total: 100)
+    #expect(render(line, width: 18, unicode: false) == "[###       ]  29%")
+    line.percentCounts = .init(completed: (1 << 40) - 1, total: 1 << 40)
+    line.percentFraction = 1
+    #expect(render(line, width: 18, unicode: false).hasSuffix("  99%"))
+    line.percentCounts = .init(completed: 0, total: 0)
+    line.percentFraction = nil
+    #expect(render(line, width: 18, unicode: false).hasSuffix(" 100%"))
+  }
+
   @Test func partsGiveWayInOrderRateETACountsLabel() {
     var line = ProgressLine(
       label: "Importing", barFraction: 0.5, percentFraction: 0.5, counts: "50/100")

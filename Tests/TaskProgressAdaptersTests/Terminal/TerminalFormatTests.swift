@@ -44,4 +44,93 @@ struct TerminalFormatTests {
   func meaninglessRatesAreEmpty(perSecond: Double) {
     #expect(TerminalFormat.rate(perSecond).isEmpty)
   }
+
+  // MARK: - Percentages
+
+  private static let twoTo40 = 1 << 40
+  /// The least count that is 29% of 2^40: one fewer is still 28%.
+  private static let twentyNinePercentOf2To40 = (29 * twoTo40 + 99) / 100
+
+  /// Counts and the whole percentage they are, rounded down: 100 only when complete.
+  static let countPercentages: [(Int, Int, String)] = [
+    (29, 100, "29"), (57, 100, "57"), (58, 100, "58"), (1, 3, "33"), (2, 3, "66"),
+    (99, 100, "99"), (100, 100, "100"), (0, 0, "100"), (0, 100, "0"), (1, 100, "1"),
+    (1, 1_000, "0"), (999, 1_000, "99"), (9_999, 10_000, "99"), (7, 7, "100"),
+    (twoTo40 / 2, twoTo40, "50"), (twoTo40 - 1, twoTo40, "99"), (twoTo40, twoTo40, "100"),
+    (twentyNinePercentOf2To40, twoTo40, "29"), (twentyNinePercentOf2To40 - 1, twoTo40, "28"),
+    (Int.max - 1, Int.max, "99"), (Int.max / 2, Int.max, "49"), (Int.max, Int.max, "100"),
+    (1, Int.max, "0"),
+  ]
+
+  @Test(arguments: countPercentages)
+  func aPercentageFromCountsIsExact(completed: Int, total: Int, percent: String) {
+    #expect(TerminalFormat.percent(completed: completed, of: total) == percent)
+    #expect(TerminalFormat.percent(RunProgress(completed: completed, of: total)) == percent)
+  }
+
+  // Past a billion units, two counts can be closer to a percentage boundary than a fraction's
+  // rounding error allows for: there only the counts tell.
+  @Test(arguments: countPercentages.filter { $0.1 < 1_000_000_000 })
+  func aPercentageFromTheFractionOfCountsAgreesWithThem(
+    completed: Int, total: Int, percent: String
+  ) {
+    // What a renderer that has only the fraction shows: 0.29 * 100 is 28.999…, shown as 29.
+    let fraction = total == 0 ? 1 : Double(completed) / Double(total)
+    #expect(TerminalFormat.percent(fraction) == percent)
+  }
+
+  @Test func everyFractionOfSmallCountsShowsTheCountsPercentage() {
+    var disagreements: [String] = []
+    for total in 1...400 {
+      for completed in 0...total {
+        let exact = TerminalFormat.percent(completed: completed, of: total)
+        if TerminalFormat.percent(Double(completed) / Double(total)) != exact {
+          disagreements.append("\(completed)/\(total)")
+        }
+      }
+    }
+    #expect(disagreements.isEmpty)
+  }
+
+  @Test func countsOutsideTheirRangeAreClamped() {
+    #expect(TerminalFormat.percent(completed: -5, of: 10) == "0")
+    #expect(TerminalFormat.percent(completed: 15, of: 10) == "100")
+    #expect(TerminalFormat.percent(completed: 3, of: -1) == "100")
+  }
+
+  @Test(arguments: [
+    (0.0, "0"), (-1, "0"), (-.infinity, "0"), (.nan, "0"), (0.5, "50"), (0.999_99, "99"),
+    (1 - 1e-12, "99"), (0.009_9, "0"), (1, "100"), (.infinity, "100"),
+  ])
+  func aBareFractionIsRoundedDownAndReaches100OnlyAtOne(fraction: Double, percent: String) {
+    #expect(TerminalFormat.percent(fraction) == percent)
+  }
+
+  @Test func aProgressWithoutCountsUsesItsFractionAndAnIndeterminateOneHasNone() {
+    #expect(TerminalFormat.percent(RunProgress(fractionCompleted: 0.57)) == "57")
+    #expect(TerminalFormat.percent(RunProgress.indeterminate(completed: 5)) == nil)
+  }
+
+  /// The percentage the terminal renderer writes beside `completed/total`.
+  @MainActor
+  @Test(arguments: [(29, 100), (57, 100), (2, 3), (99, 100)])
+  func theRendererShowsThePercentageOfItsCounts(completed: Int, total: Int) {
+    let expected = TerminalFormat.percent(completed: completed, of: total) + "%"
+    let start = ProgressUpdate(
+      reason: .stateChanged, state: .running(0), displayedProgress: 0, time: .zero)
+    let report = ProgressUpdate(
+      reason: .stateChanged, state: .running(RunProgress(completed: completed, of: total)),
+      displayedProgress: 0, time: .seconds(1))
+    let plain = MemoryTerminal(columns: 80, capabilities: .plain)
+    let plainRenderer = TerminalRenderer(label: "Task", output: plain)
+    plainRenderer.render(start)
+    plainRenderer.render(report)
+    #expect(plain.lines.contains("Task: \(expected)  \(completed)/\(total)"))
+    let terminal = MemoryTerminal(columns: 80, capabilities: .interactiveUnicode)
+    let renderer = TerminalRenderer(
+      label: "Task", output: terminal, restoresTerminalOnSignals: false)
+    renderer.render(start)
+    renderer.render(report)
+    #expect(terminal.output.contains(" \(expected)  \(completed)/\(total)"))
+  }
 }
