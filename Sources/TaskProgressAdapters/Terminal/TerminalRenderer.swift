@@ -160,13 +160,14 @@ public final class TerminalRenderer: ProgressRenderer {
       // claims no percentage even then.
       line.barFraction = finished ? 1 : lastFraction
       line.percentFraction = finished ? 1 : lastFraction
+      line.percentCounts = finished ? nil : percentCounts(run.progress)
       line.indeterminatePosition = bouncing(update.time - run.start)
       write(line, force: true, time: update.time)
       output.write("\n")
       openLine = nil
       showCursor()
     } else {
-      let position = [lastFraction.map { TerminalFormat.percent($0) + "%" }, counts]
+      let position = [TerminalFormat.percent(run.progress).map { $0 + "%" }, counts]
         .compactMap { $0 }.joined(separator: " ")
       let at = position.isEmpty ? "" : " at " + position
       let text =
@@ -196,6 +197,7 @@ public final class TerminalRenderer: ProgressRenderer {
       // The bar glides with the animation; the percentage is the reported one, like the counts.
       line.barFraction = update.displayedProgress
       line.percentFraction = run.progress.fractionCompleted
+      line.percentCounts = percentCounts(run.progress)
       let fraction = run.progress.fractionCompleted ?? 0
       if let remaining = run.estimator.remaining(at: fraction) {
         line.eta = "ETA " + TerminalFormat.remaining(remaining)
@@ -262,7 +264,8 @@ public final class TerminalRenderer: ProgressRenderer {
     run.lastPlainStep = step
     self.run = run
     let counts = countsText(progress, finished: false).map { "  " + $0 } ?? ""
-    output.write(prefixed(TerminalFormat.percent(fraction) + "%" + counts) + "\n")
+    let percent = TerminalFormat.percent(progress) ?? TerminalFormat.percent(fraction)
+    output.write(prefixed(percent + "%" + counts) + "\n")
   }
 
   private func prefixed(_ text: String) -> String {
@@ -270,6 +273,14 @@ public final class TerminalRenderer: ProgressRenderer {
   }
 
   // MARK: - Text
+
+  /// The counts a percentage is computed from, exactly, when the work counts.
+  private func percentCounts(_ progress: RunProgress) -> ProgressLine.Counts? {
+    guard let completed = progress.completedCount, let total = progress.totalCount else {
+      return nil
+    }
+    return ProgressLine.Counts(completed: completed, total: total)
+  }
 
   private func countsText(_ progress: RunProgress, finished: Bool) -> String? {
     guard let completed = progress.completedCount else { return nil }

@@ -272,6 +272,21 @@ struct TerminalRendererTests {
       ])
   }
 
+  @Test func percentagesOfHugeCountsAgreeWithTheCounts() async {
+    let total = 1 << 40
+    let twentyNinePercent = (29 * total + 99) / 100  // a fraction of it rounds to 28.99999…%
+    let terminal = await play(columns: 80, capabilities: .plain, label: "") { script in
+      script.counts = [twentyNinePercent, total]
+      script.total = total
+      script.failAfter = 1
+    }
+    #expect(
+      terminal.lines == [
+        "started", "29%  \(twentyNinePercent)/\(total)",
+        "failed after 0.2s at 29% \(twentyNinePercent)/\(total): disk full", "",
+      ])
+  }
+
   @Test func plainOutputOfAMillionReportsIsAHandfulOfLines() async {
     let terminal = await play(columns: 80, capabilities: .plain) { script in
       script.counts = Array(stride(from: 1, through: 1_000_000, by: 997)) + [1_000_000]
