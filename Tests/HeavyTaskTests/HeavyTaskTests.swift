@@ -151,6 +151,27 @@ struct HeavyTaskTests {
     #expect(lines.last?.contains(#""phase":"finished""#) == true)
   }
 
+  @Test(arguments: [
+    (["--items", "50"], 50, "finished"), (["--items", "100", "--fail-at", "30"], 29, "failed"),
+  ])
+  func theLastReportIsLoggedBeforeTheEnd(arguments: [String], completed: Int, phase: String) throws
+  {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let result = try HeavyTaskProcess.run(arguments + ["--delay-ms", "1", "--log", url.path])
+    #expect(result.status == (phase == "finished" ? 0 : 1))
+    let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+    let objects = try lines.map {
+      try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+    }
+    #expect(objects.last?["phase"] as? String == phase)
+    let lastRunning = objects.last { $0["phase"] as? String == "running" }
+    #expect(lastRunning?["completed"] as? Int == completed)
+    if phase == "failed" {
+      #expect(result.output.contains("failed after"))
+      #expect(result.output.contains("at 29% 29/100: item 30"))
+    }
+  }
+
   @Test func withStandardOutputClosedTheLogGetsOnlyItsOwnLines() throws {
     // With descriptor 1 closed, the log file would get its number, and the lines meant for
     // standard output would go into the log.
