@@ -21,7 +21,7 @@ import ucrt
 /// ```swift
 /// let log = try LogFileRenderer(path: "import.log", label: "import")
 /// log.onError = { error in print(error) }       // or read `lastError`, or `try log.flush()`
-/// let token = runner.attach(log)
+/// runner.attach(log)
 /// ```
 ///
 /// Each line is one JSON object with an ISO 8601 UTC timestamp with milliseconds, the phase, the
