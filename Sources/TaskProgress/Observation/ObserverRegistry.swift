@@ -38,6 +38,11 @@ final class ObserverRegistry<Event> {
   private var lastSequence: UInt64 = 0
   private var isDelivering = false
 
+  /// Whether no observer is registered, or only cancelled ones: then there is no one to tell.
+  var isEmpty: Bool {
+    entries.isEmpty
+  }
+
   /// The number of live observers.
   var count: Int {
     entries.count { !$0.flag.isCancelled }

@@ -37,8 +37,15 @@ public final class TaskRunner {
   @ObservationIgnored private let origin: Duration
   /// The latest time given out, so that no time given later is earlier.
   @ObservationIgnored private var latestTime: Duration = .zero
-  /// The displayed progress that Observation last heard of.
+  /// The last displayed value computed, with its time and the animator's generation then.
+  @ObservationIgnored private var displayedCache:
+    (time: Duration, generation: UInt64, value: Double)?
+  /// The displayed progress renderers last got.
   @ObservationIgnored private var lastDisplayed: Double = 0
+  /// The animator's generation when Observation last heard that the display moved.
+  @ObservationIgnored private var notifiedGeneration: UInt64 = 0
+  /// The time of the last frame at which the display was moving, if it still was then.
+  @ObservationIgnored private var lastMovingTime: Duration?
   /// The time of the last frame given to renderers, so that one time gets one frame.
   @ObservationIgnored private var lastFrameTime: Duration?
   /// The task of the last run started; tests await it to know a cancelled run's task is over.
@@ -82,12 +89,11 @@ public final class TaskRunner {
   ///
   /// - Returns: The event's action, or `nil` when the state did not change.
   private func transition<Action>(_ event: (inout RunStateMachine) -> Action?) -> Action? {
-    var next = machine
-    let action = event(&next)
-    if action == nil {
-      machine = next  // what the event read, such as the last mailbox word, without a change
-    } else {
-      withMutation(keyPath: \.state) { machine = next }
+    // In place, not on a copy: a frame of every runner comes through here, and a copy of the
+    // machine retains and releases everything the run holds.
+    let action = event(&machine)
+    if action != nil {
+      withMutation(keyPath: \.state) {}
     }
     return action
   }
@@ -337,7 +343,9 @@ public final class TaskRunner {
         animator.animate(to: target, at: now)
       }
     }
-    registry.publish(contentsOf: states.map { update(.stateChanged, state: $0, at: now) })
+    if !registry.isEmpty {
+      registry.publish(contentsOf: states.map { update(.stateChanged, state: $0, at: now) })
+    }
     if !animator.isAnimating(at: now) {
       publishFrame(at: now, evenIfStill: false)  // `.instant`, or a target that did not change
     }
@@ -355,21 +363,40 @@ public final class TaskRunner {
 
   /// Tells Observation that the displayed progress moved, if it did, and gives renderers a frame
   /// when it moved or, with `evenIfStill`, unless they had one at this time already.
+  ///
+  /// Observation hears of every frame in which a motion runs or ends and of every jump, without
+  /// the value being computed: the getter computes it for whoever reads. Only renderers make the
+  /// runner compute it, once per frame.
   private func publishFrame(at now: Duration, evenIfStill: Bool) {
+    let moving = animator.isAnimating(at: now)
+    // A motion that ends between two frames moves the display once more, unless it had already
+    // come to within rounding of its end.
+    let ended = lastMovingTime.map { !moving && displayed(at: now) != displayed(at: $0) } ?? false
+    if moving || ended || animator.generation != notifiedGeneration {
+      withMutation(keyPath: \.displayedProgress) {}
+    }
+    notifiedGeneration = animator.generation
+    lastMovingTime = moving ? now : nil
+    guard !registry.isEmpty else { return }
     let value = displayed(at: now)
     let moved = value != lastDisplayed
-    if moved {
-      withMutation(keyPath: \.displayedProgress) { lastDisplayed = value }
-    }
+    lastDisplayed = value
     if moved || (evenIfStill && lastFrameTime != now) {
       lastFrameTime = now
       registry.publish(update(.frame, at: now))
     }
   }
 
+  /// The displayed value at `now`, computed once per time: a frame asks several times, and a
+  /// spring sums a motion per recent value.
   private func displayed(at now: Duration) -> Double {
-    let value = animator.value(at: now)
-    return value.isNaN ? 0 : min(max(value, 0), 1)
+    if let cached = displayedCache, cached.time == now, cached.generation == animator.generation {
+      return cached.value
+    }
+    let raw = animator.value(at: now)
+    let value = raw.isNaN ? 0 : min(max(raw, 0), 1)
+    displayedCache = (now, animator.generation, value)
+    return value
   }
 
   private func update(
