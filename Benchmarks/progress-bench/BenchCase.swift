@@ -1,108 +1,115 @@
-/// One thing the benchmark measures; each runs in its own child process so that its peak memory
-/// is its own.
-///
-/// The order of the cases is the order in which each round runs them.
-enum BenchCase: String, CaseIterable, Codable, Sendable {
-  /// A child that measures nothing: the peak memory every child starts from.
+/// One thing the benchmark measures, in a child process of its own so that its peak memory is
+/// its own; each round runs the cases in this order.
+enum BenchCase: String, CaseIterable, Encodable {
   case empty
-  /// (a) The blog's pipeline: an unbounded `AsyncStream`, one main-actor `Task` per value.
-  case seed
-  /// (b) `Foundation.Progress`, `completedUnitCount += 1` per item.
+  case stream
   case foundationProgress = "foundation-progress"
-  /// (c) A raw `Atomic<Int>` store per item: the floor for any reporting.
   case atomic
-  /// (d) `TaskRunner.Reporter.report(completed:of:)` in a tight loop inside a run.
   case reporter
-  /// (e) `TaskRunner.run(over:perform:)` on no-op async items, until the observer sees the end.
   case runOver = "run-over"
-  /// (e') The work of (e) written by hand inside `run { reporter in ... }`: what (e) would cost
-  /// without the collection loop of `run(over:)`, for reference.
   case handLoop = "hand-loop"
-  /// (f) (d) split over two concurrent tasks.
   case reporterX2 = "reporter-x2"
-  /// (f) (d) split over eight concurrent tasks.
   case reporterX8 = "reporter-x8"
-  /// (g) Eight tasks report in tight loops for half a second, more tasks than the cooperative
-  /// pool has threads, and never suspend: the frames, which need a pool thread to wake, wait.
   case saturated
-  /// (g') (g) with `try await reporter.checkpoint()` every 4,096 reports: the frames come again.
   case saturatedCheckpoints = "saturated-checkpoints"
-  /// A runner's wake-ups before, during and after a run.
+  case many
+  case manyBare = "many-bare"
+  case busy
   case idle
 
-  /// The short tag the table and the targets use, such as `d` or `f8`.
-  var tag: String {
+  /// The short name the report uses, and what the case measures.
+  var tagAndTitle: (tag: String, title: String) {
     switch self {
-    case .seed: "a"
-    case .foundationProgress: "b"
-    case .atomic: "c"
-    case .reporter: "d"
-    case .runOver: "e"
-    case .handLoop: "e'"
-    case .reporterX2: "f2"
-    case .reporterX8: "f8"
-    case .saturated: "g"
-    case .saturatedCheckpoints: "g'"
-    case .idle: "idle"
-    case .empty: "empty"
+    case .empty: ("empty", "empty child (baseline RSS)")
+    case .stream: ("a", "AsyncStream + Task per value")
+    case .foundationProgress: ("b", "Foundation.Progress += 1")
+    case .atomic: ("c", "Atomic<Int>.store (floor)")
+    case .reporter: ("d", "Reporter.report, 1 task")
+    case .runOver: ("e", "run(over:) no-op items")
+    case .handLoop: ("e'", "run {} hand-written loop")
+    case .reporterX2: ("f2", "Reporter.report, 2 tasks")
+    case .reporterX8: ("f8", "Reporter.report, 8 tasks")
+    case .saturated: ("g", "8 tasks report for 0.5 s")
+    case .saturatedCheckpoints: ("g'", "(g) + checkpoint() every 4,096")
+    case .many: ("h", "N runners, 5 ms sleep steps")
+    case .manyBare: ("h'", "N bare tasks + one ticker")
+    case .busy: ("i", "busy pool, one run, no checkpoint")
+    case .idle: ("idle", "idle runner wake-ups")
     }
   }
 
-  /// What the case measures, in a few words.
-  var title: String {
+  /// The short name the report uses, such as `d` or `f8`.
+  var tag: String { tagAndTitle.tag }
+
+  /// Whether `name`, from `--cases`, selects this case: its name, its tag, or the name of the
+  /// case it is a variant of.
+  func isSelected(by name: String) -> Bool {
+    name == rawValue || name == tag || rawValue.hasPrefix(name + "-")
+  }
+
+  /// The sizes the case runs at; 0 for the cases that do not scale.
+  func sizes(_ options: Options) -> [Int] {
     switch self {
-    case .seed: "seed: AsyncStream + Task per value"
-    case .foundationProgress: "Foundation.Progress += 1"
-    case .atomic: "Atomic<Int>.store (floor)"
-    case .reporter: "Reporter.report, 1 task"
-    case .runOver: "run(over:) no-op items"
-    case .handLoop: "run {} hand-written loop"
-    case .reporterX2: "Reporter.report, 2 tasks"
-    case .reporterX8: "Reporter.report, 8 tasks"
-    case .saturated: "Reporter.report, 8 tasks for 0.5 s"
-    case .saturatedCheckpoints: "(g) with a checkpoint every 4,096"
-    case .idle: "idle runner wake-ups"
-    case .empty: "empty child (baseline RSS)"
+    case .stream: options.streamAtLargeSize ? options.sizes : [options.sizes[0]]
+    case .many, .manyBare: [1, 100, 400, 1000]
+    case .foundationProgress, .atomic, .reporter, .runOver, .handLoop, .reporterX2, .reporterX8:
+      options.sizes
+    case .empty, .saturated, .saturatedCheckpoints, .busy, .idle: [0]
     }
   }
 
-  /// How many tasks report concurrently.
-  var reportingTasks: Int {
-    switch self {
-    case .reporterX2: 2
-    case .reporterX8, .saturated, .saturatedCheckpoints: 8
-    case .seed, .foundationProgress, .atomic, .reporter, .runOver, .handLoop, .idle, .empty: 1
-    }
+  /// How many rounds the case runs in: all of them, but at most 3 for the many-runner cases,
+  /// whose children take seconds each.
+  func runs(_ options: Options) -> Int {
+    [.many, .manyBare].contains(self) ? min(options.runs, 3) : options.runs
   }
 
-  /// How many times a child measures the case, keeping the median.
+  /// Whether the case observes one runner's run, so that its deliveries, latency and outcome
+  /// are held to the targets.
+  var isObservedRun: Bool {
+    [
+      .reporter, .runOver, .handLoop, .reporterX2, .reporterX8, .saturated, .saturatedCheckpoints,
+      .busy,
+    ].contains(self)
+  }
+
+  /// Measures the case at size `n` after a warm-up, in this process.
   ///
-  /// The tight loops take milliseconds, so one preemption on a shared machine could decide a
-  /// row; they repeat. The cases that take seconds, or count rather than time, run once.
-  var repetitionsPerChild: Int {
+  /// The warm-up pages in the code, starts the pool's threads and lets the allocators reach the
+  /// memory the measurement reuses, so that what is measured is the steady state: a first run of
+  /// 1M no-op items in a fresh process is about a third slower than the next. The tight loops,
+  /// which take milliseconds, measure 5 times and keep the median wall time, so that one
+  /// preemption on a shared machine does not decide a run.
+  @MainActor
+  func measureInThisProcess(n: Int, quick: Bool) async -> Metrics {
+    let measure: @MainActor (Int) async -> Metrics
     switch self {
-    case .foundationProgress, .atomic, .reporter, .reporterX2, .reporterX8: 5
-    case .seed, .runOver, .handLoop, .saturated, .saturatedCheckpoints, .idle, .empty: 1
+    case .empty: return [:]
+    case .saturated, .saturatedCheckpoints:
+      return await Measure.saturatedPool(checkpoints: self == .saturatedCheckpoints)
+    case .busy: return await Measure.busyPool()
+    case .idle: return await Measure.idle(seconds: quick ? 1 : 2)
+    case .many, .manyBare:
+      _ = await Measure.many(n: n, bare: self == .manyBare, steps: 20)
+      return await Measure.many(n: n, bare: self == .manyBare, steps: quick ? 100 : 400)
+    case .stream: measure = Measure.stream
+    case .foundationProgress: measure = Measure.foundationProgress
+    case .atomic: measure = Measure.atomicStores
+    case .reporter: measure = { await Measure.reporterLoop(n: $0, tasks: 1) }
+    case .reporterX2: measure = { await Measure.reporterLoop(n: $0, tasks: 2) }
+    case .reporterX8: measure = { await Measure.reporterLoop(n: $0, tasks: 8) }
+    case .runOver: measure = Measure.runOver
+    case .handLoop: measure = Measure.handLoop
     }
-  }
-
-  /// Whether the case runs at each size N; `idle` and `empty` run once per round.
-  var scalesWithN: Bool {
-    switch self {
-    case .saturated, .saturatedCheckpoints, .idle, .empty: false
-    case .seed, .foundationProgress, .atomic, .reporter, .runOver, .handLoop, .reporterX2,
-      .reporterX8:
-      true
+    _ = await measure(min(n, max(10_000, n / 10)))
+    let repetitions = [.stream, .runOver, .handLoop].contains(self) ? 1 : 5
+    var samples: [Metrics] = []
+    for _ in 0..<repetitions {
+      samples.append(await measure(n))
     }
-  }
-
-  /// Whether the case runs a `TaskRunner`, so its deliveries, latency and memory are checked.
-  var usesRunner: Bool {
-    switch self {
-    case .reporter, .runOver, .handLoop, .reporterX2, .reporterX8, .saturated,
-      .saturatedCheckpoints:
-      true
-    case .seed, .foundationProgress, .atomic, .idle, .empty: false
-    }
+    return samples.sorted { $0["wall", default: 0] < $1["wall", default: 0] }[repetitions / 2]
   }
 }
+
+/// One child process's measurements, by name; times are in nanoseconds.
+typealias Metrics = [String: Double]

@@ -1,549 +1,389 @@
 import Foundation
 
-/// The results of a full run, read three ways: the table, the ratios and the targets, printed
-/// for people and written as JSON for tools.
+/// One case at one size, with every run's measurements.
+struct Job: Encodable {
+  /// The case.
+  let benchCase: BenchCase
+  /// The size, or 0 for the cases that do not scale.
+  let n: Int
+  /// One entry per child process that succeeded.
+  var runs: [Metrics] = []
+  /// Why the other children failed.
+  var failures: [String] = []
+
+  /// The median of a measurement over the runs.
+  func median(_ key: String) -> Double? {
+    let values = runs.compactMap { $0[key] }.sorted()
+    guard !values.isEmpty else { return nil }
+    return (values[(values.count - 1) / 2] + values[values.count / 2]) / 2
+  }
+
+  /// (max - min) / median of the wall times: how noisy this row was.
+  var spread: Double? {
+    let walls = runs.compactMap { $0["wall"] }
+    guard let median = median("wall"), median > 0, let low = walls.min(), let high = walls.max()
+    else { return nil }
+    return (high - low) / median
+  }
+
+  /// The row's name in the report, such as `(d) N=1M`.
+  var label: String { "(\(benchCase.tag))" + (n > 0 ? " N=\(Format.size(n))" : "") }
+}
+
+/// The results of a run: as text for people, and as JSON with every run's measurements for tools.
 struct Report {
   /// The options the run used.
-  let options: BenchmarkOptions
+  let options: Options
   /// Where it ran.
-  let machine: Machine
+  let machine: [String: String]
   /// Every case at every size, in the order they ran.
-  let results: [CaseResult]
+  let jobs: [Job]
 
-  private var small: Int { options.sizes[0] }
-  private var large: Int { options.sizes[1] }
-  private var interval: Double { Cases.updateInterval.nanoseconds }
+  private var sizes: [Int] { options.sizes }
+  private var interval: Double { Measure.intervalNanoseconds }
 
-  private func result(_ benchCase: BenchCase, _ n: Int = 0) -> CaseResult? {
-    results.first { $0.benchCase == benchCase && $0.n == n && !$0.samples.isEmpty }
+  /// The median of a measurement of one case at one size.
+  private func median(_ benchCase: BenchCase, _ n: Int = 0, _ key: String = "wall") -> Double? {
+    jobs.first { $0.benchCase == benchCase && $0.n == n }?.median(key)
   }
 
-  // MARK: - Ratios
+  /// The ratio of two cases' medians at one size.
+  private func ratio(_ a: BenchCase, _ b: BenchCase, _ n: Int, _ key: String = "wall") -> Double? {
+    guard let top = median(a, n, key), let bottom = median(b, n, key), bottom > 0 else {
+      return nil
+    }
+    return top / bottom
+  }
 
-  /// One comparison between two cases in this run.
-  struct Ratio: Codable {
-    /// What is compared, such as `(d) vs (b)`.
+  /// The worst value over every run of the observed cases but `excluded`, with its row.
+  private func worst(
+    excluding excluded: [BenchCase] = [], _ value: (Metrics) -> Double?
+  ) -> [(String, Double?)] {
+    let runs = jobs.filter { $0.benchCase.isObservedRun && !excluded.contains($0.benchCase) }
+      .flatMap { job in job.runs.compactMap { value($0).map { (job.label, $0) } } }
+    return runs.max { $0.1 < $1.1 }.map { [("worst \($0.0)", $0.1)] } ?? []
+  }
+
+  /// How much the peak memory of the runner cases grew from the smaller size to the larger.
+  private var memoryGrowth: [(String, Double?)] {
+    [BenchCase.reporter, .runOver, .reporterX2, .reporterX8].map { benchCase in
+      let low = median(benchCase, sizes[0], "peakRSS")
+      return (
+        "(\(benchCase.tag))",
+        median(benchCase, sizes[1], "peakRSS").flatMap { high in
+          low.map { high - $0 }
+        }
+      )
+    }
+  }
+
+  /// One target, checked against this run.
+  struct Target: Encodable {
+    /// What is promised.
     var name: String
-    /// The size both cases ran at.
-    var n: Int
-    /// The ratio of the medians.
-    var value: Double
-    /// How to read it.
-    var meaning: String
-  }
-
-  /// The ratios the issue asks for, from the medians of this run.
-  var ratios: [Ratio] {
-    var ratios: [Ratio] = []
-    func add(_ name: String, _ n: Int, _ value: Double?, _ meaning: String) {
-      if let value, value.isFinite {
-        ratios.append(Ratio(name: name, n: n, value: value, meaning: meaning))
-      }
-    }
-    for n in options.sizes {
-      let reporter = result(.reporter, n)?.median(\.nanosecondsPerReport)
-      let progress = result(.foundationProgress, n)?.median(\.nanosecondsPerReport)
-      let floor = result(.atomic, n)?.median(\.nanosecondsPerReport)
-      add(
-        "(d) vs (b)", n, divide(progress, reporter),
-        "report() is this many times faster than Foundation.Progress")
-      add("(d) vs (c)", n, divide(reporter, floor), "report() costs this many raw atomic stores")
-    }
-    for n in options.sizes {
-      let seed = result(.seed, n)?.median(\.wallNanoseconds)
-      let runOver = result(.runOver, n)?.median(\.wallNanoseconds)
-      let handLoop = result(.handLoop, n)?.median(\.wallNanoseconds)
-      add(
-        "(e) vs (a)", n, divide(seed, runOver),
-        "run(over:) reaches 100% this many times sooner than the seed")
-      add(
-        "(e') vs (a)", n, divide(seed, handLoop),
-        "the hand-written loop reaches 100% this many times sooner than the seed")
-      add(
-        "(e) vs (e')", n, divide(runOver, handLoop),
-        "run(over:) takes this many times as long as the same work written by hand")
-    }
-    for n in options.sizes {
-      let one = result(.reporter, n)?.median(\.reportsPerSecond)
-      for benchCase in [BenchCase.reporterX2, .reporterX8] {
-        let many = result(benchCase, n)?.median(\.reportsPerSecond)
-        add(
-          "(\(benchCase.tag)) vs (d)", n, divide(many, one),
-          "\(benchCase.reportingTasks) tasks report this many times as fast as one, in total")
-      }
-    }
-    return ratios
-  }
-
-  private func divide(_ numerator: Double?, _ denominator: Double?) -> Double? {
-    guard let numerator, let denominator, denominator > 0 else { return nil }
-    return numerator / denominator
-  }
-
-  // MARK: - Memory
-
-  /// How much a case's peak memory grew from the smaller size to the larger.
-  struct MemoryGrowth: Codable {
-    /// The case.
-    var benchCase: BenchCase
-    /// The median peak RSS at the smaller size, in bytes.
-    var smallPeakBytes: Double
-    /// The median peak RSS at the larger size, in bytes.
-    var largePeakBytes: Double
-    /// The difference, in bytes.
-    var growthBytes: Double
-  }
-
-  /// The peak memory growth of the runner cases, where flat memory is a target.
-  var memoryGrowth: [MemoryGrowth] {
-    [BenchCase.reporter, .runOver, .reporterX2, .reporterX8].compactMap { benchCase in
-      guard let low = result(benchCase, small)?.median({ Double($0.peakRSSBytes) }),
-        let high = result(benchCase, large)?.median({ Double($0.peakRSSBytes) })
-      else { return nil }
-      return MemoryGrowth(
-        benchCase: benchCase, smallPeakBytes: low, largePeakBytes: high, growthBytes: high - low)
-    }
-  }
-
-  private var baselinePeakBytes: Double? {
-    result(.empty)?.median { Double($0.peakRSSBytes) }
-  }
-
-  // MARK: - Targets
-
-  /// One target of the issue, checked against this run.
-  struct Target: Codable {
-    /// Whether a target holds.
-    enum Status: String, Codable {
-      /// It holds.
-      case pass = "PASS"
-      /// It does not.
-      case fail = "FAIL"
-      /// A case it needs did not run.
-      case skipped = "SKIP"
-    }
-
-    /// The target, as the issue states it.
-    var name: String
-    /// Whether it holds.
-    var status: Status
+    /// `PASS`, `FAIL`, or `SKIP` when the cases it needs did not run.
+    var status: String
     /// The numbers it was judged on.
     var detail: String
+
+    /// A target that holds when every value that was measured holds.
+    init(
+      _ name: String, _ values: [(String, Double?)], _ holds: (Double) -> Bool,
+      _ format: (Double) -> String
+    ) {
+      let measured = values.compactMap { label, value in value.map { (label, $0) } }
+      self.name = name
+      status = measured.isEmpty ? "SKIP" : measured.allSatisfy { holds($0.1) } ? "PASS" : "FAIL"
+      detail =
+        measured.isEmpty
+        ? "not run" : measured.map { "\($0.0): \(format($0.1))" }.joined(separator: ", ")
+    }
   }
 
-  /// Every target of the issue, checked.
+  /// Every target, checked.
   var targets: [Target] {
-    [
-      perSize("(d) report() costs at most 5 ns per call") { n in
-        guard let cost = result(.reporter, n)?.median(\.nanosecondsPerReport) else { return nil }
-        return (cost <= 5, "\(Format.nanoseconds(cost)) ns")
-      },
-      perSize("(d) report() is within about 4x of the raw atomic store (c)") { n in
-        let reporter = result(.reporter, n)?.median(\.nanosecondsPerReport)
-        guard let ratio = divide(reporter, result(.atomic, n)?.median(\.nanosecondsPerReport))
-        else { return nil }
-        return (ratio <= 4, Format.ratio(ratio))
-      },
-      perSize("(d) report() is at least 8x faster than Foundation.Progress (b)") { n in
-        let progress = result(.foundationProgress, n)?.median(\.nanosecondsPerReport)
-        guard let ratio = divide(progress, result(.reporter, n)?.median(\.nanosecondsPerReport))
-        else { return nil }
-        return (ratio >= 8, Format.ratio(ratio))
-      },
-      seedTarget,
-      deliveryTarget,
-      memoryTarget,
-      latencyTarget,
-      freshnessTarget,
-      perSize("(f) 8 concurrent reporters make at least as many reports per second as one") { n in
-        let one = result(.reporter, n)?.median(\.reportsPerSecond)
-        guard let ratio = divide(result(.reporterX8, n)?.median(\.reportsPerSecond), one) else {
-          return nil
-        }
-        return (ratio >= 1, "\(Format.ratio(ratio)) of one task's rate")
-      },
-      idleTarget,
-      finishedTarget,
+    let perSize = { (value: (Int) -> Double?) in sizes.map { ("N=\(Format.size($0))", value($0)) } }
+    let times = { (value: Double) in Format.number(value, "%.2fx") }
+    let idle = jobs.first { $0.benchCase == .idle }?.runs ?? []
+    let failures = jobs.flatMap(\.failures).count
+    let unfinished = jobs.flatMap(\.runs).filter { $0["finished"] == 0 }.count
+    let observed = "every run of d, e, e', f, g, g', i"
+    return [
+      Target(
+        "(d) report() costs at most 5 ns per call",
+        perSize { n in median(.reporter, n).map { $0 / Double(n) } }, { $0 <= 5 },
+        { Format.number($0, "%.2f ns") }),
+      Target(
+        "(d) report() is within about 4x of the raw atomic store (c)",
+        perSize { ratio(.reporter, .atomic, $0) }, { $0 <= 4 }, times),
+      Target(
+        "(d) report() is at least 8x faster than Foundation.Progress (b)",
+        perSize { ratio(.foundationProgress, .reporter, $0) }, { $0 >= 8 }, times),
+      Target(
+        "(e) run(over:) is at least 100x faster than the AsyncStream pipeline (a)",
+        [("N=\(Format.size(sizes[0]))", ratio(.stream, .runOver, sizes[0]))], { $0 >= 100 }, times),
+      Target(
+        "At most one main-actor delivery per update interval plus the transitions: the start, "
+          + "and the end with the last report (\(observed))",
+        worst { ($0["deliveries"] ?? 0) - ($0["bound"] ?? 0) }, { $0 <= 0 },
+        { $0 > 0 ? "\(Format.count($0)) over the bound" : "\(Format.count(-$0)) under it" }),
+      Target(
+        "Memory flat: peak RSS grows by less than 1 MiB from N=\(Format.size(sizes[0])) to "
+          + "N=\(Format.size(sizes[1])) (d, e, f)",
+        memoryGrowth, { $0 < 1_048_576 }, { Format.number($0, "%+.0f KiB", times: 1.0 / 1024) }),
+      Target(
+        "The final state reaches observers within one update interval (\(observed))",
+        worst { $0["latency"] }, { $0 <= interval }, Format.duration),
+      Target(
+        "Observers hear from an active run at least every 2 update intervals, one of them slack "
+          + "for timer jitter (every run of d, e, e', f, g')",
+        worst(excluding: [.saturated, .busy]) { $0["maxGap"] }, { $0 <= 2 * interval },
+        Format.duration),
+      Target(
+        "(f8) 8 concurrent reporters make at least as many reports per second as one (d)",
+        perSize { ratio(.reporter, .reporterX8, $0) }, { $0 >= 1 }, times),
+      Target(
+        "(h) 400 runners use at most 1.3x the CPU time of 400 bare tasks and a ticker (h')",
+        [("N=400", ratio(.many, .manyBare, 400, "cpu"))], { $0 <= 1.3 }, times),
+      Target(
+        "(h) The runners' frame timer wakes up about 60 times per second (48 to 72) whatever N",
+        BenchCase.many.sizes(options).map { ("N=\($0)", median(.many, $0, "wakeUpsPerSecond")) },
+        { abs($0 * interval / 1e9 - 1) <= 0.2 }, { Format.number($0, "%.1f/s") }),
+      Target(
+        "(i) With every pool thread busy and no checkpoint(), observers get a .running update at "
+          + "least every 50 ms",
+        worst { $0["busyGap"] }, { $0 < 50e6 }, Format.duration),
+      Target(
+        "Idle costs nothing: no frame-timer wake-ups while no run is active and nothing animates",
+        [
+          ("most before any run", idle.compactMap { $0["wakeUpsBeforeAnyRun"] }.max()),
+          ("most after the bar settled", idle.compactMap { $0["wakeUpsAfterSettling"] }.max()),
+        ], { $0 == 0 }, Format.count),
+      Target(
+        "Every child process succeeded and every run ended in .finished",
+        [("children failed", Double(failures)), ("runs ended otherwise", Double(unfinished))],
+        { $0 == 0 }, Format.count),
     ]
-  }
-
-  /// A target checked at each size: it holds when it holds at every size that ran.
-  private func perSize(
-    _ name: String, _ check: (Int) -> (holds: Bool, detail: String)?
-  ) -> Target {
-    let checks = options.sizes.compactMap { n in
-      check(n).map { (n: n, holds: $0.holds, detail: $0.detail) }
-    }
-    guard !checks.isEmpty else { return Target(name: name, status: .skipped, detail: "not run") }
-    let detail = checks.map { "N=\(Format.size($0.n)): \($0.detail)" }.joined(separator: ", ")
-    return Target(name: name, status: checks.allSatisfy(\.holds) ? .pass : .fail, detail: detail)
-  }
-
-  private var seedTarget: Target {
-    let name = "(e) run(over:) is at least 100x faster than the seed (a) on N=\(Format.size(small))"
-    guard let seed = result(.seed, small)?.median(\.wallNanoseconds),
-      let runOver = result(.runOver, small)?.median(\.wallNanoseconds), runOver > 0
-    else { return Target(name: name, status: .skipped, detail: "not run") }
-    let ratio = seed / runOver
-    return Target(
-      name: name, status: ratio >= 100 ? .pass : .fail,
-      detail: "\(Format.ratio(ratio)) (\(Format.duration(seed)) vs \(Format.duration(runOver)))")
-  }
-
-  /// A row's name in a target's detail, such as `(d) N=1M`.
-  private func label(_ result: CaseResult) -> String {
-    let tag = "(\(result.benchCase.tag))"
-    return result.benchCase.scalesWithN ? "\(tag) N=\(Format.size(result.n))" : tag
-  }
-
-  private var runnerResults: [CaseResult] {
-    results.filter { $0.benchCase.usesRunner && !$0.samples.isEmpty }
-  }
-
-  private var deliveryTarget: Target {
-    let name =
-      "At most one main-actor delivery per update interval plus the \(Cases.transitions) transitions"
-    var worst: (headroom: Int, text: String)?
-    var holds = true
-    for result in runnerResults {
-      for sample in result.samples {
-        guard let deliveries = sample.deliveries, let bound = sample.deliveryBound else { continue }
-        holds = holds && deliveries <= bound
-        let headroom = bound - deliveries
-        if headroom < worst?.headroom ?? .max {
-          worst = (
-            headroom,
-            "closest: \(label(result)): \(deliveries) deliveries, \(bound) allowed"
-          )
-        }
-      }
-    }
-    guard let worst else { return Target(name: name, status: .skipped, detail: "not run") }
-    return Target(
-      name: name + " (every run of d, e, e', f, g, g')", status: holds ? .pass : .fail,
-      detail: worst.text)
-  }
-
-  private var memoryTarget: Target {
-    let name =
-      "Memory flat: peak RSS grows by less than 1 MiB from N=\(Format.size(small)) "
-      + "to N=\(Format.size(large)) (d, e, f)"
-    let growth = memoryGrowth
-    guard !growth.isEmpty else { return Target(name: name, status: .skipped, detail: "not run") }
-    let detail = growth.map { "(\($0.benchCase.tag)) \(Format.growth($0.growthBytes))" }
-      .joined(separator: ", ")
-    let holds = growth.allSatisfy { $0.growthBytes < 1_048_576 }
-    return Target(name: name, status: holds ? .pass : .fail, detail: detail)
-  }
-
-  private var latencyTarget: Target {
-    let name =
-      "The final state reaches observers within one update interval (worst run of d, e, e', f, g, g')"
-    let worst = runnerResults.compactMap { result in
-      result.worst(\.latencyNanoseconds).map { (result, $0) }
-    }
-    .max { $0.1 < $1.1 }
-    guard let (result, latency) = worst else {
-      return Target(name: name, status: .skipped, detail: "not run")
-    }
-    return Target(
-      name: name, status: latency <= interval ? .pass : .fail,
-      detail:
-        "worst \(Format.duration(latency)) (\(label(result))),"
-        + " interval \(Format.duration(interval))")
-  }
-
-  /// Contract rule 4: observers see the latest value within about one update interval, so
-  /// while a run is active they never go long without a delivery.
-  private var freshnessTarget: Target {
-    let slack = 2.0
-    let name =
-      "Observers hear from an active run at least every \(Int(slack)) update intervals "
-      + "(contract rule 4, one interval of slack; every run of d, e, e', f, g'; "
-      + "(g) never suspends, see below)"
-    let worst = runnerResults.filter { $0.benchCase != .saturated }.compactMap { result in
-      result.worst(\.longestGapNanoseconds).map { (result, $0) }
-    }
-    .max { $0.1 < $1.1 }
-    guard let (result, gap) = worst else {
-      return Target(name: name, status: .skipped, detail: "not run")
-    }
-    return Target(
-      name: name, status: gap <= slack * interval ? .pass : .fail,
-      detail:
-        "longest silence \(Format.duration(gap)) (\(label(result))),"
-        + " allowed \(Format.duration(slack * interval))")
-  }
-
-  private var idleTarget: Target {
-    let name = "Idle costs nothing: no wake-ups while no run is active and nothing animates"
-    let details = results.filter { $0.benchCase == .idle }.flatMap(\.samples).compactMap(\.idle)
-    guard !details.isEmpty else { return Target(name: name, status: .skipped, detail: "not run") }
-    let before = details.map(\.wakeUpsBeforeAnyRun).max() ?? 0
-    let after = details.map { max($0.wakeUpsWhileIdle, $0.sleepsWhileIdle) }.max() ?? 0
-    return Target(
-      name: name, status: before == 0 && after == 0 ? .pass : .fail,
-      detail:
-        "most in any run: \(before) before the first run, \(after) in "
-        + "\(Format.duration(options.idleSeconds * 1e9)) after the bar settled")
-  }
-
-  private var finishedTarget: Target {
-    let name = "Every child process succeeded and every runner run ended in .finished"
-    let failed = runnerResults.flatMap(\.samples).filter { !$0.finished }
-    let failures = results.flatMap(\.failures)
-    guard !runnerResults.isEmpty || !failures.isEmpty else {
-      return Target(name: name, status: .skipped, detail: "not run")
-    }
-    let holds = failed.isEmpty && failures.isEmpty
-    let detail =
-      holds
-      ? "\(runnerResults.map(\.samples.count).reduce(0, +)) runs"
-      : "\(failed.count) ended otherwise, \(failures.count) child processes failed"
-    return Target(name: name, status: holds ? .pass : .fail, detail: detail)
   }
 }
 
-// MARK: - Text
+// MARK: - Text and JSON
 
 extension Report {
-  /// The whole report as text: machine, table, memory, idle, ratios, targets, noise.
+  /// The medians the text shows for the cases outside the tables.
+  private static let details: [(BenchCase, [String])] = [
+    (.saturated, ["wall", "reports", "deliveries", "bound", "frames", "maxGap"]),
+    (.saturatedCheckpoints, ["wall", "reports", "deliveries", "bound", "frames", "maxGap"]),
+    (
+      .busy,
+      [
+        "threads", "busy", "busyUpdates", "busyGap", "reporterStall", "deliveries", "frames",
+        "latency",
+      ]
+    ),
+    (
+      .idle,
+      [
+        "wakeUpsBeforeAnyRun", "run", "framesDuringRun", "framesExpected", "settle",
+        "framesWhileSettling", "wakeUpsAfterSettling",
+      ]
+    ),
+  ]
+
+  /// The measurements that are times, in nanoseconds.
+  private static let times: Set = [
+    "wall", "maxGap", "busy", "busyGap", "reporterStall", "latency", "run", "settle",
+  ]
+
+  /// The whole report as text.
   var text: String {
-    var lines: [String] = []
-    lines.append("progress-bench: the cost of progress reporting")
-    lines.append("machine: \(machine.system); \(machine.cpu); \(machine.cores) cores")
-    lines.append("swift:   \(machine.swiftVersion ?? "(swift not on PATH; skipped)")")
-    lines.append("date:    \(machine.date)")
+    var lines = ["progress-bench: the cost of progress reporting"]
+    lines += ["system", "cpu", "cores", "swift", "date", "load"].map {
+      "\($0): \(machine[$0, default: "?"])"
+    }
     lines.append(
-      "load:    \(machine.loadAverageAtStart ?? "?") at start, \(machine.loadAverageAtEnd ?? "?")"
-        + " at end (1, 5, 15 min)")
-    lines.append(
-      "runs:    median of \(options.runs) child processes per row\(options.quick ? " (--quick)" : "");"
-        + " (a) at N=\(options.seedSizes.map { Format.size($0) }.joined(separator: ", ")) only"
-        + (options.seedAtLargeSize ? "" : " (add --seed-10m for N=\(Format.size(large)))"))
-    lines.append("")
-    lines.append(table)
-    lines.append("")
-    lines.append(
-      """
-      wall: the timed part. (a) from the start until the main-actor model holds 1.0; (b), (c) \
-      the loop; (d), (f) the reporting loop inside the run; (e) from run(over:) until the \
-      observer sees .finished. ns/report = wall / N. (f) makes N reports in total, N/k per task. \
-      deliveries: observer calls during the run ((a): main-actor tasks run); bound: \
-      ceil(end-to-end / \(Format.duration(interval))) + \(Cases.transitions). frames: frames the \
-      runner scheduled (main-actor jobs). latency: last report -> observer sees the end. max gap: \
-      the longest time between two deliveries during the run. spread: (max - min) / median of \
-      wall over the runs.
-      """)
-    lines.append("")
-    lines.append(contentsOf: memoryText)
-    lines.append("")
-    lines.append(contentsOf: saturatedText)
-    lines.append("")
-    lines.append(contentsOf: idleText)
-    lines.append("")
-    lines.append("Ratios (medians of this run)")
-    for ratio in ratios {
+      "runs: medians of \(options.runs) child processes per row, \(min(options.runs, 3)) for (h)"
+        + (options.quick ? " (--quick)" : ""))
+
+    let rows = jobs.filter {
+      $0.n > 0 && !$0.runs.isEmpty && ![.many, .manyBare].contains($0.benchCase)
+    }
+    if !rows.isEmpty {
+      let header = [
+        "case", "what", "N", "wall", "spread", "ns/report", "deliveries", "bound", "frames",
+        "latency", "max gap", "peak RSS",
+      ]
+      let table = rows.map { job in
+        let perReport = job.median("wall").map { $0 / Double(job.n) }
+        return [job.benchCase.tag, job.benchCase.tagAndTitle.title, Format.count(Double(job.n))]
+          + [Format.duration(job.median("wall")), Format.number(job.spread, "%.0f%%", times: 100)]
+          + [Format.number(perReport, perReport ?? 0 < 10 ? "%.2f" : "%.0f")]
+          + ["deliveries", "bound", "frames"].map { Format.count(job.median($0)) }
+          + ["latency", "maxGap"].map { Format.duration(job.median($0)) }
+          + [Format.mebibytes(job.median("peakRSS"))]
+      }
+      lines += [
+        "", Format.table([header] + table, leftAligned: 2), "",
+        """
+        wall: the timed part. (a) from the start until the main-actor model holds 1.0; (b), (c) \
+        the loop; (d), (f) the reporting loop inside the run; (e), (e') from the call until the \
+        observer sees .finished. ns/report = wall / N; (f) makes N reports in total. deliveries: \
+        observer calls during the run ((a): main-actor tasks run); bound: ceil(end-to-end / \
+        \(Format.duration(interval))) + 3 (the start, the last report and the end). frames: wake-ups of the frame timer. latency: last \
+        report -> observer sees the end. max gap: the longest time between two deliveries. \
+        spread: (max - min) / median of wall over the runs.
+        """,
+        "",
+        "peak RSS of an empty child: \(Format.mebibytes(median(.empty, 0, "peakRSS")))",
+      ]
+    }
+
+    let details = Self.details.filter { median($0.0, 0, $0.1[0]) != nil }
+    for (benchCase, keys) in details {
+      let values = keys.map { key in
+        let value = median(benchCase, 0, key)
+        return "\(key) " + (Self.times.contains(key) ? Format.duration(value) : Format.count(value))
+      }
+      lines += [
+        "", "(\(benchCase.tag)) \(benchCase.tagAndTitle.title): " + values.joined(separator: ", "),
+      ]
+    }
+    if !details.isEmpty {
       lines.append(
-        "  \(ratio.name) at N=\(Format.size(ratio.n)): \(Format.ratio(ratio.value))  \(ratio.meaning)"
-      )
+        """
+        reports: in total over the tasks. busy: how long every pool thread ran a loop at once; \
+        busyUpdates, busyGap: the .running updates then, and the longest time without one, edges \
+        included; reporterStall: the longest time the reporting loop itself made no report (the \
+        thread off the CPU). framesExpected: one per update interval of the run.
+        """)
     }
-    lines.append("")
-    lines.append("Targets")
-    for target in targets {
-      lines.append("  \(target.status.rawValue)  \(target.name): \(target.detail)")
+
+    let manySizes = BenchCase.many.sizes(options).filter {
+      median(.many, $0) ?? median(.manyBare, $0) != nil
     }
-    lines.append("")
-    lines.append(noiseText)
+    if !manySizes.isEmpty {
+      let header = [
+        "N", "h wall", "h CPU", "h' wall", "h' CPU", "CPU h/h'", "h frames", "h' ticks",
+      ]
+      let table = manySizes.map { n in
+        [.many, .manyBare].flatMap {
+          [Format.duration(median($0, n)), Format.duration(median($0, n, "cpu"))]
+        }
+          + [Format.number(ratio(.many, .manyBare, n, "cpu"), "%.2fx")]
+          + [.many, .manyBare].map { Format.number(median($0, n, "wakeUpsPerSecond"), "%.1f/s") }
+      }
+      lines += [
+        "",
+        "(h) N runners and (h') N bare tasks with one ticker on the main actor: each task sleeps "
+          + "5 ms \(options.quick ? 100 : 400) times and reports after each; CPU is user + system.",
+        Format.table([header] + zip(manySizes, table).map { ["\($0)"] + $1 }, leftAligned: 0),
+      ]
+    }
+
+    let comparisons = sizes.flatMap { n in
+      [
+        (
+          "(e') vs (a)", ratio(.stream, .handLoop, n),
+          "the loop by hand reaches 100% this many times sooner"
+        ),
+        (
+          "(e) vs (e')", ratio(.runOver, .handLoop, n),
+          "run(over:) takes this many times as long as the loop by hand"
+        ),
+        (
+          "(f2) vs (d)", ratio(.reporter, .reporterX2, n),
+          "2 tasks make this many times as many reports per second as 1"
+        ),
+      ].compactMap { name, value, meaning in
+        value.map { "  \(name) at N=\(Format.size(n)): \(Format.number($0, "%.2fx")): \(meaning)" }
+      }
+    }
+    if !comparisons.isEmpty {
+      lines += ["", "Ratios of medians, besides those in the targets"] + comparisons
+    }
+    lines += ["", "Targets"] + targets.map { "  \($0.status)  \($0.name): \($0.detail)" }
+    let spreads = jobs.compactMap { job in job.spread.map { (job.label, $0) } }.sorted {
+      $0.1 < $1.1
+    }
+    if let worst = spreads.last {
+      lines += [
+        "",
+        "Noise: wall-time spread over runs, median "
+          + Format.number(spreads[spreads.count / 2].1, "%.0f%%", times: 100)
+          + " across rows, worst \(Format.number(worst.1, "%.0f%%", times: 100)) (\(worst.0)). Rows"
+          + " run interleaved, round by round, so drift hits every case alike.",
+      ]
+    }
     return lines.joined(separator: "\n")
   }
 
-  private var table: String {
-    var rows = [
-      [
-        "case", "what", "N", "wall", "spread", "ns/report", "reports/s", "deliveries", "bound",
-        "frames", "latency", "max gap", "peak RSS",
-      ]
-    ]
-    for result in results where result.benchCase.scalesWithN {
-      guard !result.samples.isEmpty else {
-        rows.append(
-          [result.benchCase.tag, result.benchCase.title, Format.count(result.n), "failed"]
-            + Array(repeating: "", count: 9))
-        continue
-      }
-      rows.append([
-        result.benchCase.tag,
-        result.benchCase.title,
-        Format.count(result.n),
-        Format.duration(result.median(\.wallNanoseconds)),
-        Format.percent(result.wallSpread),
-        Format.nanoseconds(result.median(\.nanosecondsPerReport)),
-        Format.rate(result.median(\.reportsPerSecond)),
-        Format.count(result.median { $0.deliveries.map(Double.init) }.map { Int($0.rounded()) }),
-        Format.count(result.median { $0.deliveryBound.map(Double.init) }.map { Int($0.rounded()) }),
-        Format.count(result.median { $0.frames.map(Double.init) }.map { Int($0.rounded()) }),
-        Format.duration(result.median(\.latencyNanoseconds)),
-        Format.duration(result.median(\.longestGapNanoseconds)),
-        Format.mebibytes(result.median { Double($0.peakRSSBytes) }),
-      ])
+  /// The JSON document: the machine, every run's measurements and the targets.
+  func json() throws -> Data {
+    struct Document: Encodable {
+      let machine: [String: String]
+      let runs: Int
+      let quick: Bool
+      let results: [Job]
+      let targets: [Target]
     }
-    return Format.table(rows, leftAligned: 2)
-  }
-
-  private var memoryText: [String] {
-    var lines = ["Peak RSS (VmHWM of each child process, medians)"]
-    lines.append("  empty child (baseline): \(Format.mebibytes(baselinePeakBytes))")
-    for n in options.seedSizes {
-      guard let seed = result(.seed, n)?.median({ Double($0.peakRSSBytes) }) else { continue }
-      let over = baselinePeakBytes.map { " (\(Format.growth(seed - $0)) over the baseline)" } ?? ""
-      lines.append("  (a) seed at N=\(Format.size(n)): \(Format.mebibytes(seed))\(over)")
-    }
-    for growth in memoryGrowth {
-      lines.append(
-        "  (\(growth.benchCase.tag)) N=\(Format.size(small)) -> N=\(Format.size(large)): "
-          + "\(Format.mebibytes(growth.smallPeakBytes)) -> \(Format.mebibytes(growth.largePeakBytes)),"
-          + " growth \(Format.growth(growth.growthBytes))")
-    }
-    return lines
-  }
-
-  private var saturatedText: [String] {
-    [BenchCase.saturated, .saturatedCheckpoints].flatMap { benchCase -> [String] in
-      guard let result = result(benchCase) else {
-        return ["Saturated pool (\(benchCase.tag)): not run"]
-      }
-      let wall = result.median(\.wallNanoseconds) ?? 0
-      let count = { (value: Double?) in Format.count(value.map { Int($0.rounded()) }) }
-      let how =
-        benchCase == .saturated
-        ? "never suspend" : "call reporter.checkpoint() every 4,096 reports"
-      return [
-        "Saturated pool (\(benchCase.tag)): \(benchCase.reportingTasks) tasks on a \(machine.cores)-thread"
-          + " pool report in tight loops for \(Format.duration(Cases.saturationTime.nanoseconds))"
-          + " and \(how) (medians of \(result.samples.count) runs)",
-        "  \(count(result.median { Double($0.n) })) reports, \(Format.rate(result.median(\.reportsPerSecond)))"
-          + " in total, in \(Format.duration(wall)) end to end",
-        "  \(count(result.median { $0.deliveries.map(Double.init) })) deliveries"
-          + " (one per interval would be about \(Int((wall / interval).rounded()) + Cases.transitions)),"
-          + " \(count(result.median { $0.frames.map(Double.init) })) frames,"
-          + " longest silence \(Format.duration(result.median(\.longestGapNanoseconds)))",
-      ]
-    }
-  }
-
-  private var idleText: [String] {
-    let idle = results.filter { $0.benchCase == .idle }.flatMap(\.samples).compactMap(\.idle)
-    guard !idle.isEmpty else { return ["Idle: not run"] }
-    func median(_ value: (IdleDetails) -> Double) -> Double {
-      Statistics.median(idle.map(value)) ?? 0
-    }
-    func count(_ value: (IdleDetails) -> Int) -> String {
-      Format.count(Int(median { Double(value($0)) }.rounded()))
-    }
-    let window = Format.duration(options.idleSeconds * 1e9)
-    return [
-      "Idle and animation (default spring animation, a CountingClock; medians of \(idle.count) runs)",
-      "  idle before any run (\(window)): \(count(\.wakeUpsBeforeAnyRun)) wake-ups",
-      "  a run of 50 x 20 ms (\(Format.duration(median(\.runNanoseconds)))): "
-        + "\(count(\.framesDuringRun)) frames (one per interval would be "
-        + "\(count(\.expectedFramesDuringRun))), \(count(\.deliveriesDuringRun)) deliveries",
-      "  the bar settling after the run (\(Format.duration(median(\.settleNanoseconds)))): "
-        + "\(count(\.framesWhileSettling)) frames",
-      "  idle after the bar settled (\(window)): \(count(\.sleepsWhileIdle)) frames scheduled, "
-        + "\(count(\.wakeUpsWhileIdle)) wake-ups",
-    ]
-  }
-
-  private var noiseText: String {
-    let spreads = results.filter(\.benchCase.scalesWithN).compactMap { result in
-      result.wallSpread.map { (result, $0) }
-    }
-    guard let worst = spreads.max(by: { $0.1 < $1.1 }) else { return "Noise: not measured" }
-    let median = Statistics.median(spreads.map(\.1))
-    return
-      "Noise: wall-time spread over runs, median \(Format.percent(median)) across rows, worst "
-      + "\(Format.percent(worst.1)) (\(label(worst.0)))."
-      + " Rows run interleaved, round by round, so drift hits every case alike."
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(
+      Document(
+        machine: machine, runs: options.runs, quick: options.quick, results: jobs,
+        targets: targets))
   }
 }
 
-// MARK: - JSON
-
-extension Report {
-  /// The JSON document: everything the text shows, plus every run's sample.
-  private struct Document: Encodable {
-    struct Options: Encodable {
-      var runs: Int
-      var sizes: [Int]
-      var seedSizes: [Int]
-      var quick: Bool
-      var idleSeconds: Double
-      var updateIntervalSeconds: Double
-      var transitions: Int
+/// Number formats for the report; `-` for what was not measured.
+enum Format {
+  /// A duration in nanoseconds, such as `812 ns`, `43.1 µs`, `7.12 ms` or `7.12 s`.
+  static func duration(_ nanoseconds: Double?) -> String {
+    guard let nanoseconds else { return "-" }
+    switch abs(nanoseconds) {
+    case ..<1e3: return String(format: "%.0f ns", nanoseconds)
+    case ..<1e6: return String(format: "%.1f µs", nanoseconds / 1e3)
+    case ..<1e9: return String(format: "%.2f ms", nanoseconds / 1e6)
+    default: return String(format: "%.2f s", nanoseconds / 1e9)
     }
-
-    struct Row: Encodable {
-      var benchCase: BenchCase
-      var tag: String
-      var title: String
-      var n: Int
-      var medians: [String: Double]
-      var wallSpread: Double?
-      var runs: [Sample]
-      var failures: [String]
-    }
-
-    var machine: Machine
-    var options: Options
-    var results: [Row]
-    var baselinePeakRSSBytes: Double?
-    var memoryGrowth: [MemoryGrowth]
-    var ratios: [Ratio]
-    var targets: [Target]
   }
 
-  /// Writes the JSON document to `path`, creating its folder.
-  func writeJSON(to path: String) throws {
-    let url = URL(fileURLWithPath: path)
-    try FileManager.default.createDirectory(
-      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-    let document = Document(
-      machine: machine,
-      options: Document.Options(
-        runs: options.runs, sizes: options.sizes, seedSizes: options.seedSizes,
-        quick: options.quick, idleSeconds: options.idleSeconds,
-        updateIntervalSeconds: interval / 1e9, transitions: Cases.transitions),
-      results: results.map { result in
-        Document.Row(
-          benchCase: result.benchCase, tag: result.benchCase.tag, title: result.benchCase.title,
-          n: result.n, medians: medians(of: result), wallSpread: result.wallSpread,
-          runs: result.samples, failures: result.failures)
-      },
-      baselinePeakRSSBytes: baselinePeakBytes,
-      memoryGrowth: memoryGrowth,
-      ratios: ratios,
-      targets: targets)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    try encoder.encode(document).write(to: url)
+  /// A value through a `printf` format, scaled first: `number(fraction, "%.0f%%", times: 100)`.
+  static func number(_ value: Double?, _ format: String, times scale: Double = 1) -> String {
+    value.map { String(format: format, $0 * scale) } ?? "-"
   }
 
-  private func medians(of result: CaseResult) -> [String: Double] {
-    let fields: [(String, (Sample) -> Double?)] = [
-      ("wallNanoseconds", \.wallNanoseconds),
-      ("nanosecondsPerReport", \.nanosecondsPerReport),
-      ("reportsPerSecond", \.reportsPerSecond),
-      ("endToEndNanoseconds", \.endToEndNanoseconds),
-      ("deliveries", { $0.deliveries.map(Double.init) }),
-      ("deliveryBound", { $0.deliveryBound.map(Double.init) }),
-      ("frames", { $0.frames.map(Double.init) }),
-      ("latencyNanoseconds", \.latencyNanoseconds),
-      ("longestGapNanoseconds", \.longestGapNanoseconds),
-      ("peakRSSBytes", { Double($0.peakRSSBytes) }),
-    ]
-    return fields.reduce(into: [:]) { medians, field in
-      medians[field.0] = result.median(field.1)
+  /// A size in bytes, in MiB.
+  static func mebibytes(_ bytes: Double?) -> String {
+    number(bytes, "%.1f MiB", times: 1.0 / 1_048_576)
+  }
+
+  /// A whole number with thousands separators, such as `1,000,000`.
+  static func count(_ value: Double?) -> String {
+    guard let value, value.isFinite else { return "-" }
+    let digits = String(Int(value.rounded()).magnitude)
+    let grouped = digits.enumerated().map { offset, digit in
+      (offset > 0 && (digits.count - offset).isMultiple(of: 3) ? "," : "") + String(digit)
     }
+    return (value.rounded() < 0 ? "-" : "") + grouped.joined()
+  }
+
+  /// A size as the report names it: `100k`, `1M`, `10M`.
+  static func size(_ n: Int) -> String {
+    n.isMultiple(of: 1_000_000)
+      ? "\(n / 1_000_000)M" : n.isMultiple(of: 1000) ? "\(n / 1000)k" : "\(n)"
+  }
+
+  /// Lays out rows as columns; the first `leftAligned` columns align left, the rest right.
+  static func table(_ rows: [[String]], leftAligned: Int) -> String {
+    let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+      row.enumerated().map { column, cell in
+        let padding = String(repeating: " ", count: widths[column] - cell.count)
+        return column < leftAligned ? cell + padding : padding + cell
+      }
+      .joined(separator: "  ")
+    }
+    .joined(separator: "\n")
   }
 }
