@@ -44,8 +44,9 @@ struct ProgressAnimator: Sendable {
   var animation: ProgressAnimation {
     didSet { currentCurve = nil }
   }
-  /// Counts the changes of target, so that a value computed before one is known stale. (Dropping a
-  /// motion that ended changes no value.)
+  /// Counts the changes of target and of the motions held, so that a value computed before one is
+  /// known stale. (Dropping a motion that ended changes no value from then on, but changes the
+  /// values at earlier times.)
   private(set) var generation: UInt64 = 0
   /// The value the display is heading for.
   private(set) var target: Double
@@ -89,10 +90,16 @@ struct ProgressAnimator: Sendable {
 
   /// Heads for `newTarget`, starting from the value displayed at `now`.
   mutating func animate(to newTarget: Double, at now: Duration) {
+    let before = motions.count
     motions.removeAll { !$0.isRunning(at: now) }
+    if motions.count != before {
+      generation &+= 1  // the values at times before `now` change
+    }
     if motions.isEmpty {
       curves.removeAll(keepingCapacity: true)
       currentCurve = nil
+    } else if curves.count > 2 * ProgressAnimator.maximumMotions {
+      compactCurves()
     }
     guard newTarget != target else { return }
     generation &+= 1
@@ -121,6 +128,28 @@ struct ProgressAnimator: Sendable {
     curves.removeAll(keepingCapacity: true)
     currentCurve = nil
   }
+
+  /// Keeps only the curves that motions still use, so that an animation set before every new
+  /// value does not grow the table without bound.
+  private mutating func compactCurves() {
+    var remapped: [Int: Int] = [:]
+    var kept: [any AnimationCurve] = []
+    for index in motions.indices {
+      let old = motions[index].curve
+      if let new = remapped[old] {
+        motions[index].curve = new
+      } else {
+        remapped[old] = kept.count
+        motions[index].curve = kept.count
+        kept.append(curves[old])
+      }
+    }
+    currentCurve = currentCurve.flatMap { remapped[$0] }
+    curves = kept
+  }
+
+  /// The number of curves held, for tests of the bound.
+  var curveCount: Int { curves.count }
 
   /// The index of ``animation``'s curve in ``curves``, added on first use.
   private mutating func currentCurveIndex() -> Int {

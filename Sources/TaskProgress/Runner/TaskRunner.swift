@@ -46,6 +46,8 @@ public final class TaskRunner {
   @ObservationIgnored private var notifiedGeneration: UInt64 = 0
   /// The time of the last frame at which the display was moving, if it still was then.
   @ObservationIgnored private var lastMovingTime: Duration?
+  /// Whether Observation last heard that the display is animating.
+  @ObservationIgnored private var notifiedAnimating = false
   /// The time of the last frame given to renderers, so that one time gets one frame.
   @ObservationIgnored private var lastFrameTime: Duration?
   /// The task of the last run started; tests await it to know a cancelled run's task is over.
@@ -132,7 +134,7 @@ public final class TaskRunner {
 
   /// Whether ``displayedProgress`` is still moving.
   public var isAnimating: Bool {
-    access(keyPath: \.displayedProgress)
+    access(keyPath: \.isAnimating)
     return animator.isAnimating(at: time())
   }
 
@@ -346,7 +348,9 @@ public final class TaskRunner {
     if !registry.isEmpty {
       registry.publish(contentsOf: states.map { update(.stateChanged, state: $0, at: now) })
     }
-    if !animator.isAnimating(at: now) {
+    if animator.isAnimating(at: now) {
+      noteAnimating(true)
+    } else {
       publishFrame(at: now, evenIfStill: false)  // `.instant`, or a target that did not change
     }
     if let frames {
@@ -369,6 +373,7 @@ public final class TaskRunner {
   /// runner compute it, once per frame.
   private func publishFrame(at now: Duration, evenIfStill: Bool) {
     let moving = animator.isAnimating(at: now)
+    noteAnimating(moving)
     // A motion that ends between two frames moves the display once more, unless it had already
     // come to within rounding of its end.
     let ended = lastMovingTime.map { !moving && displayed(at: now) != displayed(at: $0) } ?? false
@@ -385,6 +390,14 @@ public final class TaskRunner {
       lastFrameTime = now
       registry.publish(update(.frame, at: now))
     }
+  }
+
+  /// Tells Observation when ``isAnimating`` changes; a value clamped at its end may not move
+  /// when the motion ends.
+  private func noteAnimating(_ moving: Bool) {
+    guard moving != notifiedAnimating else { return }
+    notifiedAnimating = moving
+    withMutation(keyPath: \.isAnimating) {}
   }
 
   /// The displayed value at `now`, computed once per time: a frame asks several times, and a
@@ -417,7 +430,10 @@ extension TaskRunner: FrameClient {
     }
     // While a run is active, renderers get every frame, so that an indeterminate bar, an ETA or a
     // throttled redraw can move even when the value does not.
-    publishFrame(at: now, evenIfStill: machine.activeRun != nil)
-    return needsFrames(at: now)
+    // An observer of the drained state may have moved the runner's time on, by cancelling,
+    // resetting or starting it: the frame comes no earlier than what it published.
+    let latest = max(now, latestTime)
+    publishFrame(at: latest, evenIfStill: machine.activeRun != nil)
+    return needsFrames(at: latest)
   }
 }

@@ -16,7 +16,8 @@ public import TaskProgress
 /// finished, the reason in one line when it failed. The percentage beside the bar is the reported
 /// value, so that it always agrees with the counts. The width follows the terminal as it is
 /// resized, the cursor is hidden while the bar is drawn and shown again when the run ends, when the
-/// renderer is detached or its runner goes away, when ``restoreTerminal()`` is called, when the
+/// renderer is detached or its runner goes away, and when ``restoreTerminal()`` is called. On a
+/// ``TerminalStream`` with `restoresTerminalOnSignals` (the default) it is also shown when the
 /// process exits, and when `SIGINT`, `SIGTERM` or `SIGHUP` ends the process.
 /// Colour marks finished and failed lines where allowed (not with `NO_COLOR` or `TERM=dumb`).
 ///

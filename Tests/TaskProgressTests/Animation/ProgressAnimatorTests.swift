@@ -96,4 +96,20 @@ struct ProgressAnimatorTests {
     animator.animate(to: 0.6, at: .zero)
     #expect(animator.value(at: .milliseconds(500)) == 0.6)
   }
+
+  @Test func curvesStayBoundedWhenTheAnimationIsSetBeforeEveryValue() {
+    var animator = ProgressAnimator(animation: .default)
+    let frame = Duration.seconds(1) / 60
+    for index in 1...10_000 {
+      animator.animation = .default  // as a view that sets it on every update may
+      animator.animate(to: Double(index % 100) / 100 + 0.001, at: frame * index)
+    }
+    #expect(animator.motionCount <= ProgressAnimator.maximumMotions)
+    #expect(animator.curveCount <= 2 * ProgressAnimator.maximumMotions + 1)
+    // The value goes on from where it was: compaction keeps every motion's own curve.
+    let before = animator.value(at: frame * 10_000)
+    animator.animation = .linear
+    animator.animate(to: 0.5, at: frame * 10_000)
+    #expect(animator.value(at: frame * 10_000).isClose(to: before))
+  }
 }

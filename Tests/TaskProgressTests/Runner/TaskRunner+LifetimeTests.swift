@@ -130,6 +130,33 @@ struct TaskRunnerLifetimeTests {
   }
 }
 
+extension TaskRunnerLifetimeTests {
+  @Test func timesNeverGoBackWhenAnObserverCancelsInsideAFrame() async {
+    let clock = SteppingClock()
+    let runner = TaskRunner(animation: .default, clock: clock)
+    let renderer = RecordingRenderer()
+    runner.attach(renderer)
+    let token = runner.observe { [weak runner] state in
+      if case .running(let progress) = state, (progress.fractionCompleted ?? 0) >= 0.6 {
+        runner?.cancel()  // inside the frame that delivered the report, reading the clock anew
+      }
+    }
+    let final = await runner.run { reporter in
+      reporter.report(fractionCompleted: 0.3)  // a frame delivers it, and the display moves
+      try await clock.sleep(for: .milliseconds(40))
+      reporter.report(fractionCompleted: 0.6)  // the frame that delivers it publishes after it
+      await Latch().wait()  // until cancelled
+    }
+    #expect(final == .cancelled)
+    let updates = renderer.updates
+    let backwards = zip(updates, updates.dropFirst()).filter { $0.1.time < $0.0.time }
+    #expect(
+      backwards.isEmpty, "\(backwards.map { ($0.0.reason, $0.0.time, $0.1.reason, $0.1.time) })")
+    #expect(renderer.states.suffix(2) == [.running(0.6), .cancelled])
+    withExtendedLifetime(token) {}
+  }
+}
+
 /// A clock that moves forward by a microsecond every time it is read, as a real clock does between
 /// two readings, and whose sleepers give other tasks turns until their deadline passes.
 final class SteppingClock: Clock, Sendable {

@@ -61,4 +61,58 @@ struct TaskRunnerObservationTests {
         tracking: { _ = runner.displayedProgress },
         during: { harness.clock.advance(by: .seconds(5)) }))
   }
+
+  @Test func theEndOfAMotionIsObservedWhenTheRunEndsBetweenItAndTheNextFrame() async {
+    let harness = Harness(animation: .linear(duration: .milliseconds(90)))
+    let runner = harness.runner
+    let proceed = await harness.startHeldRun(reporting: 1)  // one frame: the motion starts
+    harness.clock.advance(to: ManualClock.Instant(offset: frame * 6))  // 100 ms: still moving
+    #expect(runner.isAnimating)
+    let seen = runner.displayedProgress
+    // The motion ends at 106.7 ms; the run finishes at 110 ms, before the next frame, with the
+    // same target, so the motion is dropped and no frame ever sees it move.
+    #expect(
+      await changes(
+        tracking: { _ = runner.displayedProgress },
+        during: {
+          harness.clock.advance(to: ManualClock.Instant(offset: .milliseconds(110)))
+          proceed.open()
+          await harness.recorder.waitForTerminalState()
+          harness.clock.advance(by: frame * 2)
+        }))
+    #expect(seen < 1)
+    #expect(runner.displayedProgress == 1)
+  }
+
+  @Test func isAnimatingIsObservedWhenAMotionStartsAndWhenItEndsClampedAtItsTarget() async {
+    /// Overshoots after half the motion, so the display is clamped at 1 before the motion ends.
+    struct Overshoot: AnimationCurve {
+      func value(at time: Double) -> Double { time < 0.5 ? 2.4 * time : 1.2 }
+    }
+    let harness = Harness(
+      animation: ProgressAnimation(curve: Overshoot(), duration: .milliseconds(200)))
+    let runner = harness.runner
+    let reached = Latch()
+    let proceed = Latch()
+    runner.start { reporter in
+      reporter.report(fractionCompleted: 1)
+      reached.open()
+      await proceed.wait()
+    }
+    await reached.wait()
+    #expect(
+      await changes(
+        tracking: { _ = runner.isAnimating }, during: { harness.clock.advance(by: frame) }))
+    #expect(runner.isAnimating)
+    harness.clock.advance(by: .milliseconds(180))  // clamped at 1 from about 100 ms on
+    #expect(runner.isAnimating)
+    #expect(runner.displayedProgress == 1)
+    // The motion ends at 216.7 ms; the first frame after it, at 233.3 ms, tells Observation.
+    #expect(
+      await changes(
+        tracking: { _ = runner.isAnimating }, during: { harness.clock.advance(by: frame * 3) }))
+    #expect(!runner.isAnimating)
+    proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
 }
