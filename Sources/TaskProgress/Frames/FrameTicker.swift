@@ -30,8 +30,8 @@ final class FrameTicker {
   private let timer: any FrameTimer
   /// The registrations that have a deadline, or had one since the last pass, in registration order.
   private var listed: [Registration] = []
-  /// How many registrations have a deadline.
-  private var scheduledCount = 0
+  /// The number of clients with a frame scheduled.
+  private(set) var scheduledClients = 0
   private var lastOrder: UInt64 = 0
   /// The deadline the timer is set for.
   private var armed: Duration?
@@ -49,11 +49,6 @@ final class FrameTicker {
     timer.now()
   }
 
-  /// The number of clients with a frame scheduled.
-  var scheduledClients: Int {
-    scheduledCount
-  }
-
   /// Registers a client whose frames fall every `interval`; it needs none yet.
   func register(_ client: any FrameClient, every interval: Duration) -> Registration {
     lastOrder += 1
@@ -66,8 +61,8 @@ final class FrameTicker {
     if !needed {
       guard registration.deadline != nil else { return }
       registration.deadline = nil
-      scheduledCount -= 1
-      if scheduledCount == 0, !isTicking {
+      scheduledClients -= 1
+      if scheduledClients == 0, !isTicking {
         armed = nil
         timer.disarm()
       }
@@ -76,7 +71,7 @@ final class FrameTicker {
     guard registration.deadline == nil, registration.client != nil else { return }
     let deadline = FrameTicker.gridPoint(after: now, interval: registration.interval)
     registration.deadline = deadline
-    scheduledCount += 1
+    scheduledClients += 1
     list(registration)
     if !isTicking, armed.map({ deadline < $0 }) ?? true {
       armed = deadline
@@ -123,12 +118,12 @@ final class FrameTicker {
         let client = registration.client
       else { continue }
       registration.deadline = nil
-      scheduledCount -= 1
+      scheduledClients -= 1
       // The frame may ask for the next one itself, through `setNeedsFrames`.
       if client.frame(at: now), registration.deadline == nil, registration.client != nil {
         registration.deadline = FrameTicker.gridPoint(
           after: max(now, deadline), interval: registration.interval)
-        scheduledCount += 1
+        scheduledClients += 1
       }
     }
     isTicking = false

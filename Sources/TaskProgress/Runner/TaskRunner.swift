@@ -298,8 +298,7 @@ public final class TaskRunner {
   /// task does afterwards reaches the runner, and ``start(priority:_:)`` may run again at once.
   /// Does nothing when no run is active.
   public func cancel() {
-    guard let end = transition({ $0.cancel() }) else { return }
-    carryOut(end, at: time())
+    endRun { $0.cancel() }
   }
 
   /// Returns to idle.
@@ -319,12 +318,16 @@ public final class TaskRunner {
   // MARK: - Carrying out the state machine's actions
 
   private func operationEnded(_ run: RunID, with result: Result<Void, any Error>) {
-    guard let end = transition({ $0.operationEnded(run, with: result) }) else { return }
-    carryOut(end, at: time())
+    endRun { $0.operationEnded(run, with: result) }
   }
 
   private func cancel(_ run: RunID) {
-    guard let end = transition({ $0.cancel(ifActive: run) }) else { return }
+    endRun { $0.cancel(ifActive: run) }
+  }
+
+  /// Ends the active run, if the event does.
+  private func endRun(_ event: (inout RunStateMachine) -> RunStateMachine.RunEnd?) {
+    guard let end = transition(event) else { return }
     carryOut(end, at: time())
   }
 
