@@ -62,7 +62,7 @@ public final class LogFileRenderer: ProgressRenderer {
   /// The last progress of the current run, logged or not: where a run that ends got to.
   private var lastProgress: RunProgress?
 
-  /// Progress moves a line is written for: 1%.
+  /// Progress moves a line is written for: 1% (in counts, 1/100 of the total).
   static let fractionStep = 0.01
   /// The longest progress goes unlogged while it changes.
   static let timeStep: Duration = .seconds(1)
@@ -210,8 +210,14 @@ public final class LogFileRenderer: ProgressRenderer {
     _ progress: RunProgress, since last: RunProgress?, elapsed: Duration
   ) -> Bool {
     guard let last else { return true }
-    if let fraction = progress.fractionCompleted, let lastFraction = last.fractionCompleted {
-      if abs(fraction - lastFraction) >= LogFileRenderer.fractionStep { return true }
+    if let total = progress.totalCount, total > 0, total == last.totalCount,
+      let completed = progress.completedCount, let lastCompleted = last.completedCount
+    {
+      // In whole counts, so that 28/100 to 29/100 is a step (0.29 - 0.28 is 0.00999…).
+      let moved = (completed - lastCompleted).magnitude.multipliedReportingOverflow(by: 100)
+      if moved.overflow || moved.partialValue >= total.magnitude { return true }
+    } else if let fraction = progress.fractionCompleted, let lastFraction = last.fractionCompleted {
+      if abs(fraction - lastFraction) >= LogFileRenderer.fractionStep * (1 - 1e-9) { return true }
     } else if progress.isIndeterminate != last.isIndeterminate {
       return true
     }

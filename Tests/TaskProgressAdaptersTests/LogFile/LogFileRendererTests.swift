@@ -107,6 +107,19 @@ struct LogFileRendererTests {
     }
   }
 
+  @Test func aStepOfOnePercentInCountsIsLoggedDespiteRounding() async throws {
+    // 0.29 - 0.28 is 0.009999999999999953 in Double: a step measured in fractions misses it.
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    var script = ScriptedRun()
+    script.counts = [27, 28, 29, 57, 58]
+    script.total = 100
+    script.step = .milliseconds(20)  // longer than a frame: each count is drained on its own
+    script.animation = .instant
+    await script.play(into: try LogFileRenderer(path: url.path))
+    let running = try objects(in: url).filter { $0["phase"] as? String == "running" }
+    #expect(running.compactMap { $0["completed"] as? Int } == [27, 28, 29, 57, 58])
+  }
+
   @Test func attachingToAnIdleRunnerWritesNothingButAResetIsLogged() async throws {
     let url = try temporaryFolder().appendingPathComponent("run.log")
     let harness = Harness()
