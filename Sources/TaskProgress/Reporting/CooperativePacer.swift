@@ -13,7 +13,7 @@
 @usableFromInline
 struct CooperativePacer {
   /// The longest the loop runs without offering to yield.
-  static let budget = ProgressMailbox.yieldBudget
+  static let budget = RunSignals.yieldBudget
   private static let checkInterval: Duration = .milliseconds(1)
   private static let maximumStride = 1 << 16
 

@@ -2,11 +2,11 @@ extension TaskRunner {
   /// The handle an operation uses to report its progress: the analogue of the
   /// `AsyncStream.Continuation` in the hand-written pattern.
   ///
-  /// Call it from any thread or task, as often as you like. A report is a single atomic store
-  /// into the run's latest-value mailbox: no lock, no allocation, no actor hop, no buffer that
-  /// grows. The runner reads the latest value at most once per update interval, so a loop that
-  /// reports a million times a second costs the main actor no more than one that reports sixty
-  /// times.
+  /// Call it from any thread or task, as often as you like. A report is one or two atomic
+  /// operations on the reporter's own words: no lock, no allocation, no actor hop, no buffer
+  /// that grows. The runner reads the latest value at most once per update interval, so a loop
+  /// that reports a million times a second costs the main actor no more than one that reports
+  /// sixty times.
   ///
   /// ```swift
   /// runner.start { reporter in
@@ -17,62 +17,176 @@ extension TaskRunner {
   /// }
   /// ```
   ///
+  /// Work with stages or concurrent parts hands each part a ``TaskRunner/Subprogress`` with
+  /// ``subprogress(assigningCount:)``; the part starts it and gets a reporter of its own, a
+  /// *child*, whose progress shows in this one's. Every reporter has every method here.
+  ///
   /// Bad input never traps and never poisons the state: NaN and the infinities are ignored,
   /// fractions are clamped to `0...1`, counts to `0...total`, and a `total` of zero or less
   /// means complete. Reports made after the run ended, or by a cancelled run, are ignored.
   public struct Reporter: Sendable {
-    @usableFromInline let mailbox: ProgressMailbox
+    /// The reporter's progress: the run's root, a started child, or a standalone root.
+    @usableFromInline let node: ProgressNode
+    /// For a started child: ends it when the last copy of this reporter goes away.
+    let lifetime: ChildLifetime?
 
-    init(mailbox: ProgressMailbox) {
-      self.mailbox = mailbox
+    /// The reporter of a run's root or of a started child.
+    init(node: ProgressNode) {
+      self.node = node
+      self.lifetime = node.isChild ? ChildLifetime(node) : nil
+    }
+
+    /// Creates a standalone reporter that belongs to no runner: for unit tests and previews of
+    /// code that takes a reporter or a subprogress.
+    ///
+    /// Read what the code reported with ``progress``: the same value a runner would show,
+    /// children included. A standalone reporter is never cancelled, and its checkpoints only
+    /// give other tasks a turn.
+    ///
+    /// ```swift
+    /// let reporter = TaskRunner.Reporter(totalCount: 10)
+    /// try await hashFiles(files, subprogress: reporter.subprogress(assigningCount: 10))
+    /// #expect(reporter.progress == RunProgress(completed: 10, of: 10))
+    /// ```
+    ///
+    /// - Parameter totalCount: The total, as if reported with ``report(totalCount:)``; `nil`
+    ///   leaves it to be given later or taken from the counts assigned to subprogresses.
+    public init(totalCount: Int? = nil) {
+      self.init(node: ProgressNode(signals: RunSignals(updateInterval: nil)))
+      if let totalCount {
+        report(totalCount: totalCount)
+      }
     }
 
     /// Reports the fraction of the work that is done.
+    ///
+    /// A fraction replaces counts: the reporter shows this fraction, and not its children's,
+    /// until it reports counts again.
     ///
     /// - Parameter fractionCompleted: A value in `0...1`; values outside are clamped, and NaN
     ///   or an infinity is ignored.
     @inlinable
     public func report(fractionCompleted: Double) {
       guard fractionCompleted.isFinite else { return }
-      // Adding 0 turns -0.0 into +0.0, whose top bits are the fraction tag.
+      // Adding 0 turns -0.0 into +0.0, so that equal fractions store equal words.
       let fraction = min(max(fractionCompleted, 0), 1) + 0
-      mailbox.store(ProgressMailbox.fractionTag | fraction.bitPattern)
+      node.write(total: ProgressNode.fractionMode, count: fraction.bitPattern)
+      if fraction == 1 && node.isChild {
+        node.finishIfComplete()
+      }
     }
 
     /// Reports that `completed` of `total` units of work are done.
     ///
-    /// `completed` is clamped to `0...total`; a `total` of zero or less means the work is
-    /// complete.
+    /// The count replaces the reporter's completed count, including what ``complete(count:)``
+    /// and finished children added to it. `completed` is clamped to `0...total`; a `total` of
+    /// zero or less means the work is complete. Counts below 2^62 (4.6 × 10^18) cost a load
+    /// and a store whatever their size; larger ones take a lock.
     @inlinable
     public func report(completed: Int, of total: Int) {
       let total = max(total, 0)
       let completed = min(max(completed, 0), total)
-      if total < ProgressMailbox.countLimit {
-        mailbox.store(ProgressMailbox.countsTag | UInt64(completed) << 31 | UInt64(total))
+      if total < ProgressNode.countLimit {
+        node.write(total: UInt64(total), count: node.base(for: completed))
       } else {
-        mailbox.storeWide(RunProgress(completed: completed, of: total))
+        node.storeWide(completed: completed, total: total)
       }
+      if completed >= total && node.isChild {
+        node.finishIfComplete()
+      }
+    }
+
+    /// Sets the total and keeps the completed count: how a reporter with stages gives its size
+    /// before it hands out subprogresses.
+    ///
+    /// ```swift
+    /// runner.start { reporter in
+    ///   reporter.report(totalCount: 100)
+    ///   try await download(subprogress: reporter.subprogress(assigningCount: 70))
+    ///   try await parse(subprogress: reporter.subprogress(assigningCount: 30))
+    /// }
+    /// ```
+    ///
+    /// - Parameter totalCount: The total; `nil` makes the reporter indeterminate, keeping its
+    ///   count. A total of zero or less means the work is complete.
+    public func report(totalCount: Int?) {
+      node.setTotal(totalCount)
+    }
+
+    /// Adds `count` completed units: safe from many tasks at once, each call one atomic add.
+    ///
+    /// Workers that share a reporter call it as each finishes a unit, and the count never goes
+    /// back, whatever order they finish in. Negative counts count as 0.
+    ///
+    /// ```swift
+    /// reporter.report(completed: 0, of: files.count)
+    /// await withTaskGroup(of: Void.self) { group in
+    ///   for file in files {
+    ///     group.addTask {
+    ///       await hash(file)
+    ///       reporter.complete(count: 1)
+    ///     }
+    ///   }
+    /// }
+    /// ```
+    @inlinable
+    public func complete(count: Int) {
+      let count = min(max(count, 0), ProgressNode.countLimit)
+      node.add(count)
+      if node.isChild {
+        node.finishIfComplete()
+      }
+    }
+
+    /// Hands `count` of this reporter's units to a callee, which starts it with its own total.
+    ///
+    /// The callee's fraction, times `count`, shows in this reporter's fraction while the callee
+    /// works; when the callee finishes, or its reporter is released, or the subprogress is
+    /// dropped without being started, `count` is added to this reporter's completed count, once.
+    /// While this reporter was given no total, the counts assigned to its subprogresses are its
+    /// total, so that `root.subprogress(assigningCount: 1)` shows the callee's progress. Negative
+    /// counts count as 0.
+    ///
+    /// ```swift
+    /// runner.start { reporter in
+    ///   try await download(url, subprogress: reporter.subprogress(assigningCount: 1))
+    /// }
+    /// ```
+    public func subprogress(assigningCount count: Int) -> Subprogress {
+      let count = min(max(count, 0), ProgressNode.countLimit)
+      node.assign(count)
+      return Subprogress(parent: node, assigned: count)
+    }
+
+    /// This reporter's progress now, computed from its counts and its unfinished children, as the
+    /// runner computes the run's state.
+    ///
+    /// Reading walks the reporter's children; read it in tests, with a standalone reporter, rather
+    /// than in a hot loop.
+    public var progress: RunProgress {
+      node.readAnyway()
     }
 
     /// Reports that the work is under way but its size is unknown.
     ///
     /// A view shows indeterminate progress as a busy indicator rather than a bar; the state's
-    /// ``RunState/fractionCompleted`` is `nil` until the next determinate report.
+    /// ``RunState/fractionCompleted`` is `nil` until the next determinate report. An
+    /// indeterminate reporter hides its children, and as a child it adds 0 to its parent's
+    /// fraction.
     ///
     /// - Parameter completed: The units done so far, if the work counts them; negative counts
-    ///   become 0.
+    ///   become 0. The count replaces the completed count, as ``report(completed:of:)`` does.
     @inlinable
     public func reportIndeterminate(completed: Int? = nil) {
       guard let completed else {
-        mailbox.store(ProgressMailbox.indeterminateTag)
+        node.write(total: ProgressNode.indeterminateMode, count: 0)
         return
       }
       let count = max(completed, 0)
-      if count < ProgressMailbox.indeterminateCountLimit {
-        mailbox.store(
-          ProgressMailbox.indeterminateTag | ProgressMailbox.indeterminateHasCount | UInt64(count))
+      if count < ProgressNode.countLimit {
+        node.write(total: ProgressNode.indeterminateCountingMode, count: node.base(for: count))
       } else {
-        mailbox.storeWide(.indeterminate(completed: count))
+        node.storeWide(completed: count, total: nil)
       }
     }
 
@@ -82,7 +196,7 @@ extension TaskRunner {
     /// can equally use `Task.isCancelled` or `try Task.checkCancellation()`.
     @inlinable
     public var isCancelled: Bool {
-      mailbox.isCancelled
+      node.signals.isCancelled
     }
 
     /// Throws `CancellationError` if the run this reporter belongs to was cancelled.
@@ -116,7 +230,7 @@ extension TaskRunner {
     /// A checkpoint costs a clock read and an atomic load when it does not yield.
     public func checkpoint() async throws(CancellationError) {
       try checkCancellation()
-      if mailbox.shouldYield() {
+      if node.signals.shouldYield() {
         await Task.yield()
         try checkCancellation()
       }

@@ -12,8 +12,8 @@ struct RunID: Hashable, Sendable, CustomStringConvertible {
 
 /// The transition rules of ``TaskRunner``, as a plain value that tests drive without a main actor.
 ///
-/// The machine owns everything a run has: its identity, its task, its mailbox, the last report
-/// drained from it, and the callers of `run` waiting for it. Each event is a method that updates
+/// The machine owns everything a run has: its identity, its task, the root of its reporters, the
+/// progress read from it last, and the callers of `run` waiting for it. Each event is a method that updates
 /// the state and returns an action of its own, or `nil` when the event changes nothing; the
 /// runner only carries the action out (cancel a task, publish states, answer waiters).
 struct RunStateMachine: Sendable {
@@ -22,18 +22,16 @@ struct RunStateMachine: Sendable {
     let id: RunID
     /// The task that performs the operation.
     let task: Task<Void, Never>
-    /// Where the operation's reporters store their reports.
-    let mailbox: ProgressMailbox
-    /// The progress drained last, which the state shows.
+    /// The run's own reporter, the root of its children.
+    let root: ProgressNode
+    /// The progress read last, which the state shows.
     var progress: RunProgress
-    /// The mailbox word drained last, to see whether anything new arrived.
-    var lastWord: UInt64
     /// The callers of `run` waiting for this run to end.
     var waiters: [CheckedContinuation<RunState, Never>]
 
     /// Cancels the operation's task and tells its reporters.
     func cancel() {
-      mailbox.cancelled.store(true, ordering: .relaxed)
+      root.signals.cancelled.store(true, ordering: .relaxed)
       task.cancel()
     }
   }
@@ -95,36 +93,32 @@ struct RunStateMachine: Sendable {
   ///
   /// - Parameters:
   ///   - waiter: A caller of `run` to answer when the run ends.
-  ///   - launch: Makes the run's mailbox and starts its task, given the run's identity.
+  ///   - launch: Makes the run's root reporter and starts its task, given the run's identity.
   /// - Returns: The new run's identity, or `nil` when a run is active and nothing changed.
   mutating func start(
     waiter: CheckedContinuation<RunState, Never>? = nil,
-    launch: (RunID) -> (task: Task<Void, Never>, mailbox: ProgressMailbox)
+    launch: (RunID) -> (task: Task<Void, Never>, root: ProgressNode)
   ) -> RunID? {
     if case .running = current { return nil }
     lastRunNumber += 1
     let id = RunID(rawValue: lastRunNumber)
-    let (task, mailbox) = launch(id)
+    let (task, root) = launch(id)
     current = .running(
-      ActiveRun(
-        id: id, task: task, mailbox: mailbox, progress: .zero,
-        // Not `mailbox.load()`: the task may have reported already, and that report is new.
-        lastWord: ProgressMailbox.initialWord, waiters: waiter.map { [$0] } ?? []))
+      ActiveRun(id: id, task: task, root: root, progress: .zero, waiters: waiter.map { [$0] } ?? [])
+    )
     return id
   }
 
-  /// Reads the active run's mailbox; returns the progress it holds if that is new.
-  mutating func drainReports() -> RunProgress? {
+  /// Reads the active run's reporters; returns their progress if that is new.
+  ///
+  /// - Parameter final: Whether the operation ended, so that its reporters are read even if a
+  ///   writer still races the reading (a consistent reading is skipped for a frame otherwise).
+  mutating func drainReports(final: Bool = false) -> RunProgress? {
     guard case .running(var run) = current else { return nil }
-    run.mailbox.markDrained()
-    let word = run.mailbox.load()
-    guard word != run.lastWord else { return nil }
-    run.lastWord = word
-    let progress = run.mailbox.progress(decoding: word)
-    guard progress != run.progress else {
-      current = .running(run)
-      return nil
-    }
+    run.root.signals.markDrained()
+    guard var progress = final ? run.root.readAnyway() : run.root.read() else { return nil }
+    progress = progress.keepingFraction(of: run.progress)
+    guard progress != run.progress else { return nil }
     run.progress = progress
     current = .running(run)
     return progress
@@ -137,7 +131,7 @@ struct RunStateMachine: Sendable {
   mutating func operationEnded(_ run: RunID, with result: Result<Void, any Error>) -> RunEnd? {
     guard let active = activeRun, active.id == run else { return nil }
     var states: [RunState] = []
-    if let progress = drainReports() {
+    if let progress = drainReports(final: true) {
       states.append(.running(progress))
     }
     switch result {
@@ -173,5 +167,21 @@ struct RunStateMachine: Sendable {
       current = .idle
       return .publishIdle
     }
+  }
+}
+
+extension RunProgress {
+  /// This progress, with `previous`'s fraction where this one is below it by rounding only.
+  ///
+  /// A run's fraction sums its children's shares in floating point, and a child that finishes
+  /// moves its share from the sum into the integer count: the same value, rounded another way,
+  /// can come out one unit in the last place lower. While reports only add, the fraction must
+  /// not go back, so a drop of less than a billionth with the same total keeps the old fraction.
+  func keepingFraction(of previous: RunProgress) -> RunProgress {
+    guard let fraction = fractionCompleted, let old = previous.fractionCompleted,
+      let completed = completedCount, let total = totalCount, total == previous.totalCount,
+      completed >= previous.completedCount ?? 0, fraction < old, old - fraction < 1e-9
+    else { return self }
+    return RunProgress(fractionCompleted: old, completed: completed, of: total)
   }
 }

@@ -64,3 +64,94 @@ extension TaskRunner {
     }
   }
 }
+
+extension TaskRunner {
+  /// Starts performing `perform` on the items, up to `maxConcurrency` at once, off the main
+  /// actor, unless a run is active; reports the count of items done as each one ends.
+  ///
+  /// Items start in the collection's order and end in any order; each is performed once. The
+  /// first error an item throws fails the run and cancels the items still in flight (which then
+  /// ending with `CancellationError` leaves the run `.failed`), and no item starts after a failure
+  /// or a cancel. An empty collection finishes at once. A `maxConcurrency` below 1 means 1, which
+  /// is ``start(priority:over:perform:)``.
+  ///
+  /// ```swift
+  /// runner.start(over: files, maxConcurrency: 4) { file in
+  ///   try await upload(file)
+  /// }
+  /// ```
+  ///
+  /// - Returns: `true` if the run started, `false` if a run was already active.
+  @inlinable
+  @discardableResult
+  public func start<C: Collection & Sendable>(
+    priority: TaskPriority? = nil,
+    over items: C,
+    maxConcurrency: Int,
+    perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
+  ) -> Bool where C.Element: Sendable {
+    start(priority: priority) { reporter in
+      try await TaskRunner.perform(
+        perform, over: items, maxConcurrency: maxConcurrency, reporter: reporter)
+    }
+  }
+
+  /// Performs `perform` on the items, up to `maxConcurrency` at once, like
+  /// ``start(priority:over:maxConcurrency:perform:)``, and waits for the run to end.
+  ///
+  /// - Returns: The terminal state of the run this call started, or, if a run was already
+  ///   active, the current state at once.
+  @inlinable
+  @discardableResult
+  public func run<C: Collection & Sendable>(
+    priority: TaskPriority? = nil,
+    over items: C,
+    maxConcurrency: Int,
+    perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
+  ) async -> RunState where C.Element: Sendable {
+    await run(priority: priority) { reporter in
+      try await TaskRunner.perform(
+        perform, over: items, maxConcurrency: maxConcurrency, reporter: reporter)
+    }
+  }
+
+  /// The loop behind `start(over:maxConcurrency:)`: a task group that keeps up to
+  /// `maxConcurrency` items in flight and reports the count done as each one ends.
+  @inlinable
+  nonisolated static func perform<C: Collection & Sendable>(
+    _ perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void,
+    over items: C,
+    maxConcurrency: Int,
+    reporter: Reporter
+  ) async throws where C.Element: Sendable {
+    guard maxConcurrency > 1 else {
+      try await TaskRunner.perform(perform, over: items, reporter: reporter)
+      return
+    }
+    let total = items.count
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      var pending = items.makeIterator()
+      var inFlight = 0
+      var completed = 0
+      /// Starts the next item unless the run was cancelled or every item started.
+      func startNext() throws -> Bool {
+        try reporter.checkCancellation()
+        try Task.checkCancellation()
+        guard let item = pending.next() else { return false }
+        group.addTask { try await perform(item) }
+        inFlight += 1
+        return true
+      }
+      while inFlight < maxConcurrency, try startNext() {}
+      while inFlight > 0 {
+        // The first error leaves the group: the group cancels the items in flight and waits for
+        // them, and the run fails with this error, whatever they then throw.
+        try await group.next()
+        inFlight -= 1
+        completed += 1
+        reporter.report(completed: completed, of: total)
+        _ = try startNext()
+      }
+    }
+  }
+}

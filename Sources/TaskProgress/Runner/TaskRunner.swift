@@ -269,21 +269,21 @@ public final class TaskRunner {
     let interval = updateInterval
     let started = transition { machine in
       machine.start(waiter: waiter) { run in
-        let mailbox = ProgressMailbox(updateInterval: interval)
+        let root = ProgressNode(signals: RunSignals(updateInterval: interval))
         // An unstructured task, not detached: it inherits the caller's priority and task-locals.
         // Its body is on the main actor; the operation, being `@concurrent`, runs off it.
         let task = Task(priority: priority) { [weak self] in
           let result: Result<Void, any Error>
           do {
             try Task.checkCancellation()  // cancelled before it began: never call the operation
-            try await operation(Reporter(mailbox: mailbox))
+            try await operation(Reporter(node: root))
             result = .success(())
           } catch {
             result = .failure(error)
           }
           self?.operationEnded(run, with: result)
         }
-        return (task, mailbox)
+        return (task, root)
       }
     }
     guard let started else { return nil }
@@ -363,7 +363,7 @@ public final class TaskRunner {
 
   // MARK: - Frames
 
-  /// Whether frames are needed: a run is active (its mailbox must be drained) or the display moves.
+  /// Whether frames are needed: a run is active (its reports must be read) or the display moves.
   private func needsFrames(at now: Duration) -> Bool {
     machine.activeRun != nil || animator.isAnimating(at: now)
   }

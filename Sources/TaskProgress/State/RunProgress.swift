@@ -34,6 +34,20 @@ public struct RunProgress: Hashable, Sendable {
     self.fractionCompleted = total == 0 ? 1 : Double(completed) / Double(total)
   }
 
+  /// Creates a determinate progress whose fraction goes beyond its counts: `completed` of `total`
+  /// units are done, and work under way on the others makes up the rest of `fractionCompleted`.
+  ///
+  /// This is what a run with unfinished children shows: the counts hold the units done, children
+  /// finished included, and the fraction adds the unfinished children's fractions. Counts are
+  /// clamped as in ``init(completed:of:)``, and the fraction to `0...1` (1 when `total` is zero
+  /// or less).
+  public init(fractionCompleted: Double, completed: Int, of total: Int) {
+    let total = max(total, 0)
+    self.completedCount = min(max(completed, 0), total)
+    self.totalCount = total
+    self.fractionCompleted = total == 0 ? 1 : RunProgress.clampedFraction(fractionCompleted)
+  }
+
   /// Creates an indeterminate progress: work is under way but its size is unknown.
   ///
   /// - Parameter completed: The units done so far, if the work counts them; negative counts

@@ -5,19 +5,15 @@ import Testing
 
 @Suite("Reporter", .timeLimit(.minutes(1)))
 struct ReporterTests {
-  /// A reporter and the mailbox it writes to, without a runner.
-  private static func reporter() -> (TaskRunner.Reporter, ProgressMailbox) {
-    let mailbox = ProgressMailbox()
-    return (TaskRunner.Reporter(mailbox: mailbox), mailbox)
-  }
-
-  private static func latest(_ mailbox: ProgressMailbox) -> RunProgress {
-    mailbox.progress(decoding: mailbox.load())
+  /// A standalone reporter, and the signals it shares with its run, without a runner.
+  private static func reporter() -> (TaskRunner.Reporter, RunSignals) {
+    let reporter = TaskRunner.Reporter()
+    return (reporter, reporter.node.signals)
   }
 
   @Test func aNewRunStartsAtZero() {
-    let (_, mailbox) = Self.reporter()
-    #expect(Self.latest(mailbox) == .zero)
+    let (reporter, _) = Self.reporter()
+    #expect(reporter.progress == .zero)
   }
 
   static let fractions: [(Double, Double)] = [
@@ -34,89 +30,81 @@ struct ReporterTests {
 
   @Test(arguments: fractions)
   func fractionsAreClampedIntoUnitRange(input: Double, expected: Double) {
-    let (reporter, mailbox) = Self.reporter()
+    let (reporter, _) = Self.reporter()
     reporter.report(fractionCompleted: input)
-    #expect(Self.latest(mailbox) == RunProgress(fractionCompleted: expected))
+    #expect(reporter.progress == RunProgress(fractionCompleted: expected))
   }
 
   @Test(arguments: [Double.nan, .infinity, -.infinity, -.nan, .signalingNaN] as [Double])
   func nonFiniteFractionsAreIgnored(input: Double) {
-    let (reporter, mailbox) = Self.reporter()
+    let (reporter, _) = Self.reporter()
     reporter.report(fractionCompleted: 0.3)
     reporter.report(fractionCompleted: input)
-    #expect(Self.latest(mailbox) == 0.3)
+    #expect(reporter.progress == 0.3)
   }
 
   @Test(arguments: counts)
   func countsMatchTheValueTypesClampingAtEveryMagnitude(completed: Int, total: Int) {
-    let (reporter, mailbox) = Self.reporter()
+    let (reporter, _) = Self.reporter()
     reporter.report(completed: completed, of: total)
-    let progress = Self.latest(mailbox)
+    let progress = reporter.progress
     #expect(progress == RunProgress(completed: completed, of: total))
     #expect(progress.fractionCompleted.map { (0...1).contains($0) } == true)
   }
 
   @Test(arguments: [nil, 0, 5, -5, Int.max, 1 << 61, (1 << 61) - 1] as [Int?])
   func indeterminateReportsKeepTheirCount(completed: Int?) {
-    let (reporter, mailbox) = Self.reporter()
+    let (reporter, _) = Self.reporter()
     reporter.reportIndeterminate(completed: completed)
-    #expect(Self.latest(mailbox) == .indeterminate(completed: completed))
+    #expect(reporter.progress == .indeterminate(completed: completed))
   }
 
   @Test func theLatestReportWinsAcrossKinds() {
-    let (reporter, mailbox) = Self.reporter()
+    let (reporter, _) = Self.reporter()
     reporter.report(completed: 1, of: 1 << 40)
     reporter.report(fractionCompleted: 0.25)
-    #expect(Self.latest(mailbox) == 0.25)
+    #expect(reporter.progress == 0.25)
     reporter.reportIndeterminate()
     reporter.report(completed: 2, of: 4)
-    #expect(Self.latest(mailbox) == RunProgress(completed: 2, of: 4))
+    #expect(reporter.progress == RunProgress(completed: 2, of: 4))
     reporter.report(completed: 3, of: 1 << 40)
-    #expect(Self.latest(mailbox) == RunProgress(completed: 3, of: 1 << 40))
-  }
-
-  @Test func everyNewReportChangesTheWordEvenOnTheWidePath() {
-    let (reporter, mailbox) = Self.reporter()
-    reporter.report(completed: 1, of: 1 << 40)
-    let first = mailbox.load()
-    reporter.report(completed: 2, of: 1 << 40)
-    #expect(mailbox.load() != first)
+    #expect(reporter.progress == RunProgress(completed: 3, of: 1 << 40))
   }
 
   @Test func cancellationIsVisibleToTheReporter() {
-    let (reporter, mailbox) = Self.reporter()
+    let (reporter, signals) = Self.reporter()
     #expect(!reporter.isCancelled)
     #expect(throws: Never.self) { try reporter.checkCancellation() }
-    mailbox.cancelled.store(true, ordering: .relaxed)
+    signals.cancelled.store(true, ordering: .relaxed)
     #expect(reporter.isCancelled)
     #expect(throws: CancellationError.self) { try reporter.checkCancellation() }
   }
 
   @Test func aCheckpointThrowsOnlyOnceTheRunIsCancelled() async {
-    let (reporter, mailbox) = Self.reporter()
+    let (reporter, signals) = Self.reporter()
     await #expect(throws: Never.self) { try await reporter.checkpoint() }
-    mailbox.cancelled.store(true, ordering: .relaxed)
+    signals.cancelled.store(true, ordering: .relaxed)
     await #expect(throws: CancellationError.self) { try await reporter.checkpoint() }
   }
 
   @Test func checkpointsYieldOncePerTenMillisecondsWhileFramesAreOnTime() {
-    let mailbox = ProgressMailbox(updateInterval: .seconds(1))
+    let signals = RunSignals(updateInterval: .seconds(1))
     let millisecond: Int64 = 1_000_000
-    let yields = [0, 5, 9, 10, 11, 19, 20, 20, 35].map { mailbox.shouldYield(at: $0 * millisecond) }
+    let yields = [0, 5, 9, 10, 11, 19, 20, 20, 35].map { signals.shouldYield(at: $0 * millisecond) }
     #expect(yields == [false, false, false, true, false, false, true, false, true])
   }
 
   @Test func everyCheckpointYieldsWhileAFrameIsOverdue() {
     // Frames every 10 ms: one is overdue 12.5 ms after the last drain.
-    let mailbox = ProgressMailbox(updateInterval: .milliseconds(10))
+    let signals = RunSignals(updateInterval: .milliseconds(10))
     let millisecond: Int64 = 1_000_000
-    mailbox.markDrained(at: 100 * millisecond)
-    #expect(mailbox.shouldYield(at: 111 * millisecond))  // the 10 ms budget since 0
-    #expect(!mailbox.shouldYield(at: 112 * millisecond))
-    #expect(mailbox.shouldYield(at: 113 * millisecond))  // overdue: every call yields
-    #expect(mailbox.shouldYield(at: 113 * millisecond))
-    mailbox.markDrained(at: 117 * millisecond)
-    #expect(!mailbox.shouldYield(at: 118 * millisecond))
+    signals.markDrained(at: 100 * millisecond)
+    #expect(signals.shouldYield(at: 111 * millisecond))  // the 10 ms budget since 0
+    #expect(!signals.shouldYield(at: 112 * millisecond))
+    #expect(signals.shouldYield(at: 113 * millisecond))  // overdue: every call yields
+    #expect(signals.shouldYield(at: 113 * millisecond))
+    signals.markDrained(at: 117 * millisecond)
+    #expect(!signals.shouldYield(at: 118 * millisecond))
   }
 
   @MainActor @Test func reportsAfterTheRunEndedAreIgnored() async throws {

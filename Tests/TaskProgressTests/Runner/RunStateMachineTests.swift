@@ -21,26 +21,26 @@ struct RunStateMachineTests {
     case wrongRun
   }
 
-  /// A machine with the mailboxes of its runs, so that tests can report into any run.
+  /// A machine with the root reporters of its runs, so that tests can report into any run.
   struct Fixture {
     var machine = RunStateMachine()
-    var mailboxes: [RunID: ProgressMailbox] = [:]
+    var roots: [RunID: ProgressNode] = [:]
 
     /// Starts a run with a task that does nothing; returns its identity, or `nil` if refused.
     mutating func start() -> RunID? {
-      var made: ProgressMailbox?
+      var made: ProgressNode?
       let run = machine.start { _ in
-        let mailbox = ProgressMailbox()
-        made = mailbox
-        return (Task {}, mailbox)
+        let root = ProgressNode(signals: RunSignals())
+        made = root
+        return (Task {}, root)
       }
-      if let run, let made { mailboxes[run] = made }
+      if let run, let made { roots[run] = made }
       return run
     }
 
-    /// Stores a report into a run's mailbox, as its reporter does.
+    /// Stores a report into a run's root, as its reporter does.
     func report(_ fraction: Double, into run: RunID) {
-      mailboxes[run].map { TaskRunner.Reporter(mailbox: $0) }?.report(fractionCompleted: fraction)
+      roots[run].map { TaskRunner.Reporter(node: $0) }?.report(fractionCompleted: fraction)
     }
   }
 
