@@ -8,12 +8,14 @@ struct Options: Equatable, Sendable {
   var items = 50
   var delayMilliseconds = 40
   var failAt: Int?
+  var jobs = 1
   var logPath: String?
   var curve = Curve.spring
   var showsHelp = false
 
   static let itemsRange = 0...10_000_000
   static let delayRange = 0...60_000
+  static let jobsRange = 1...1_000
 
   /// A command line that cannot be run: one line naming what was wrong.
   struct UsageError: Error, Equatable, CustomStringConvertible {
@@ -22,7 +24,8 @@ struct Options: Equatable, Sendable {
   }
 
   static let usage = """
-    USAGE: heavy-task [--items N] [--delay-ms D] [--fail-at K] [--log FILE] [--curve CURVE]
+    USAGE: heavy-task [--items N] [--delay-ms D] [--fail-at K] [--jobs J] [--log FILE]
+                      [--curve CURVE]
 
     Performs a heavy task with a progress view, like the "Perform a Heavy Task" button of the
     SwiftUI example it mirrors.
@@ -37,6 +40,7 @@ struct Options: Equatable, Sendable {
       --items N       The number of items to process, 0 to 10000000. (default: 50)
       --delay-ms D    The time each item takes, in milliseconds, 0 to 60000. (default: 40)
       --fail-at K     Make item K (1 to N) throw an error. (default: none)
+      --jobs J        Perform J items at a time, 1 to 1000. (default: 1, one after another)
       --log FILE      Also append the progress to FILE as JSON Lines. (default: none)
       --curve CURVE   The animation of the progress view: linear, easeIn, easeOut, easeInOut,
                       spring or none. (default: spring)
@@ -69,7 +73,7 @@ struct Options: Equatable, Sendable {
         guard inlineValue == nil else { throw error("option '\(name)' takes no value") }
         options.showsHelp = true
         continue
-      case "--items", "--delay-ms", "--fail-at", "--log", "--curve":
+      case "--items", "--delay-ms", "--fail-at", "--jobs", "--log", "--curve":
         break
       default:
         if argument.hasPrefix("-") {
@@ -92,6 +96,8 @@ struct Options: Equatable, Sendable {
       case "--fail-at":
         options.failAt = try number(
           value, for: name, in: 1...itemsRange.upperBound, what: "an item number")
+      case "--jobs":
+        options.jobs = try number(value, for: name, in: jobsRange, what: "a number of items")
       case "--log":
         guard !value.isEmpty else { throw error("option '--log' needs a file path, got ''") }
         options.logPath = value

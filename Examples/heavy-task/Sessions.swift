@@ -66,7 +66,8 @@ struct HeavyTaskWork {
   func performTask() {
     let (duration, failAt) = (Duration.milliseconds(options.delayMilliseconds), options.failAt)
     // `0..<count`, not `1...count`: an empty run is fine, where a `1...count` loop traps.
-    runner.start(over: 0..<options.items) { index in
+    // `--jobs` items at a time; 1 performs them one after another, in order.
+    runner.start(over: 0..<options.items, maxConcurrency: options.jobs) { index in
       let object = HeavyObject(number: index + 1, duration: duration, fails: index + 1 == failAt)
       try await object.someTask()
     }

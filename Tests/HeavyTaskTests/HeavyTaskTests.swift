@@ -44,6 +44,34 @@ struct HeavyTaskTests {
     #expect(result.lines.last?.hasPrefix("Heavy task: failed after ") == true)
   }
 
+  @Test func jobsPerformItemsConcurrentlyAndCountEveryOne() throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let result = try HeavyTaskProcess.run([
+      "--items", "40", "--delay-ms", "2", "--jobs", "4", "--log", url.path,
+    ])
+    #expect(result.status == 0)
+    #expect(result.error.isEmpty)
+    #expect(result.lines.last?.hasPrefix("Heavy task: finished in ") == true)
+    let objects = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+      try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+    }
+    let counts = objects.compactMap { $0["completed"] as? Int }
+    #expect(counts == counts.sorted(), "the count never goes back: \(counts)")
+    #expect(objects.last?["phase"] as? String == "finished")
+    #expect(objects.last?["completed"] as? Int == 40)
+  }
+
+  @Test func withJobsAFailingItemFailsTheRunAndNamesTheItem() throws {
+    let result = try HeavyTaskProcess.run([
+      "--items", "40", "--delay-ms", "2", "--jobs", "4", "--fail-at", "10",
+    ])
+    #expect(result.status == 1)
+    #expect(
+      result.errorLines == [
+        "heavy-task: the heavy task failed at item 10 of 40: item 10 threw an error (as --fail-at asked)"
+      ])
+  }
+
   @Test func noItemsFinishAtOnce() throws {
     let result = try HeavyTaskProcess.run(["--items", "0"])
     #expect(result.status == 0)
@@ -62,11 +90,15 @@ struct HeavyTaskTests {
     let result = try HeavyTaskProcess.run(["--help"])
     #expect(result.status == 0)
     for flag in [
-      "--items N", "--delay-ms D", "--fail-at K", "--log FILE", "--curve CURVE", "--help",
+      "--items N", "--delay-ms D", "--fail-at K", "--jobs J", "--log FILE", "--curve CURVE",
+      "--help",
     ] {
       #expect(result.output.contains(flag), "\(flag)")
     }
-    for defaultValue in ["(default: 50)", "(default: 40)", "(default: none)", "(default: spring)"] {
+    for defaultValue in [
+      "(default: 50)", "(default: 40)", "(default: none)", "(default: 1, one after another)",
+      "(default: spring)",
+    ] {
       #expect(result.output.contains(defaultValue), "\(defaultValue)")
     }
     #expect(try HeavyTaskProcess.run(["-h"]).output == result.output)
@@ -111,6 +143,12 @@ struct HeavyTaskTests {
     (["--fail-at", "18446744073709551616"], "got '18446744073709551616'"),
     (["--fail-at", "51"], "option '--fail-at' is 51, past the last item (--items is 50)"),
     (["--fail-at", "1", "--fail-at", "2"], "option '--fail-at' is given more than once"),
+    (["--jobs"], "option '--jobs' needs a value"),
+    (["--jobs", "0"], "option '--jobs' expects a number of items from 1 to 1000; got '0'"),
+    (["--jobs", "-2"], "option '--jobs' expects a number of items from 1 to 1000; got '-2'"),
+    (["--jobs", "1001"], "option '--jobs' expects a number of items from 1 to 1000; got '1001'"),
+    (["--jobs", "four"], "option '--jobs' expects a number of items from 1 to 1000; got 'four'"),
+    (["--jobs", "2", "--jobs=3"], "option '--jobs' is given more than once"),
     (["--log"], "option '--log' needs a value"),
     (["--log="], "option '--log' needs a file path, got ''"),
     (["--log", "a.log", "--log", "b.log"], "option '--log' is given more than once"),

@@ -24,6 +24,12 @@ struct OptionsTests {
         == Options(items: 7, delayMilliseconds: 0, failAt: 7, logPath: "a b.log", curve: .easeIn))
   }
 
+  @Test func jobsDefaultToOneAndTakeACount() throws {
+    #expect(try Options.parse([String]()).jobs == 1)
+    #expect(try Options.parse(["--jobs", "4"]).jobs == 4)
+    #expect(try Options.parse(["--jobs=1000"]).jobs == 1000)
+  }
+
   @Test func theOrderDoesNotMatterForTheFailAtCheck() throws {
     #expect(try Options.parse(["--fail-at", "80", "--items", "100"]).failAt == 80)
     #expect(throws: Options.UsageError.self) {

@@ -216,7 +216,9 @@ public final class LogFileRenderer: ProgressRenderer {
       // In whole counts, so that 28/100 to 29/100 is a step (0.29 - 0.28 is 0.00999…).
       let moved = (completed - lastCompleted).magnitude.multipliedReportingOverflow(by: 100)
       if moved.overflow || moved.partialValue >= total.magnitude { return true }
-    } else if let fraction = progress.fractionCompleted, let lastFraction = last.fractionCompleted {
+    }
+    // Also in fractions, which count unfinished children beyond the counts.
+    if let fraction = progress.fractionCompleted, let lastFraction = last.fractionCompleted {
       if abs(fraction - lastFraction) >= LogFileRenderer.fractionStep * (1 - 1e-9) { return true }
     } else if progress.isIndeterminate != last.isIndeterminate {
       return true

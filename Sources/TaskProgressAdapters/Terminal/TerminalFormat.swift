@@ -52,11 +52,14 @@ enum TerminalFormat {
     return String(percent)
   }
 
-  /// The percentage a progress shows: from its counts when it has both, else from its fraction;
-  /// `nil` when the work is indeterminate.
+  /// The percentage a progress shows: from its counts when its fraction is theirs, else from
+  /// its fraction (which counts unfinished children beyond the counts); `nil` when the work is
+  /// indeterminate.
   static func percent(_ progress: RunProgress) -> String? {
     guard let fraction = progress.fractionCompleted else { return nil }
-    if let completed = progress.completedCount, let total = progress.totalCount {
+    if let completed = progress.completedCount, let total = progress.totalCount,
+      progress == RunProgress(completed: completed, of: total)
+    {
       return percent(completed: completed, of: total)
     }
     return percent(fraction)

@@ -111,6 +111,15 @@ struct TerminalFormatTests {
     #expect(TerminalFormat.percent(RunProgress.indeterminate(completed: 5)) == nil)
   }
 
+  @Test func unfinishedChildrenShowInThePercentageBeyondTheCounts() {
+    // 2 of 10 done, and a child worth 4 of them half way: 40%, beside the counts 2/10.
+    let progress = RunProgress(fractionCompleted: 0.4, completed: 2, of: 10)
+    #expect(TerminalFormat.percent(progress) == "40")
+    // With nothing beyond the counts, the counts decide: 29/100 is 29%, not 28%.
+    #expect(
+      TerminalFormat.percent(RunProgress(fractionCompleted: 0.29, completed: 29, of: 100)) == "29")
+  }
+
   /// The percentage the terminal renderer writes beside `completed/total`.
   @MainActor
   @Test(arguments: [(29, 100), (57, 100), (2, 3), (99, 100)])
