@@ -258,13 +258,20 @@ final class ProgressNode: Sendable {
   /// Finishes a child whose count reached its total.
   @usableFromInline
   func finishIfComplete() {
-    guard isChild, !isFinished, let (total, count) = words() else { return }
+    guard isChild, !isFinished else { return }
+    // A few tries: a report caught half-way is over within nanoseconds. If another writer keeps
+    // changing the total, the child still finishes by its later reports or when released.
+    var pair: (total: UInt64, count: UInt64)?
+    for _ in 0..<8 where pair == nil {
+      pair = words()
+    }
+    guard let (total, count) = pair else { return }
     switch counts(total: total, count: count) {
     case .fraction(let fraction):
       if fraction >= 1 { finish() }
-    case .counts(let completed, let total, _):
+    case .counts(let completed, let total, implicit: false):
       if completed >= total { finish() }
-    case .zero, .indeterminate:
+    case .counts(_, _, implicit: true), .zero, .indeterminate:
       return  // no total: finishes when its reporters are released
     }
   }

@@ -92,11 +92,13 @@ extension RunProgress: ExpressibleByIntegerLiteral {
 }
 
 extension RunProgress: CustomStringConvertible {
-  /// A short form for logs and test failures, such as `42%`, `3/10` or `indeterminate`.
+  /// A short form for logs and test failures, such as `42%`, `3/10`, `3/10, 45%` (unfinished
+  /// children beyond the counts) or `indeterminate`.
   public var description: String {
     switch (fractionCompleted, completedCount, totalCount) {
-    case (.some, .some(let completed), .some(let total)):
-      "\(completed)/\(total)"
+    case (.some(let fraction), .some(let completed), .some(let total)):
+      self == RunProgress(completed: completed, of: total)
+        ? "\(completed)/\(total)" : "\(completed)/\(total), \(RunProgress.percent(fraction))"
     case (.some(let fraction), _, _):
       RunProgress.percent(fraction)
     case (nil, .some(let completed), _):

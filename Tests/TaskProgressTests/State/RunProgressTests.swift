@@ -48,10 +48,30 @@ struct RunProgressTests {
     #expect(half != RunProgress(completed: 1, of: 2))
   }
 
+  @Test func aFractionBeyondTheCountsIsClampedLikeTheOtherInitializers() {
+    let beyond = RunProgress(fractionCompleted: 0.45, completed: 3, of: 10)
+    #expect(beyond.fractionCompleted == 0.45)
+    #expect(beyond.completedCount == 3)
+    #expect(beyond.totalCount == 10)
+    #expect(beyond != RunProgress(completed: 3, of: 10))
+    #expect(
+      RunProgress(fractionCompleted: 0.3, completed: 3, of: 10) == RunProgress(completed: 3, of: 10)
+    )
+    let clamped = RunProgress(fractionCompleted: .nan, completed: 12, of: 10)
+    #expect(clamped.fractionCompleted == 0)
+    #expect(clamped.completedCount == 10)
+    #expect(RunProgress(fractionCompleted: 7, completed: -1, of: 10).fractionCompleted == 1)
+    #expect(RunProgress(fractionCompleted: 7, completed: -1, of: 10).completedCount == 0)
+    #expect(
+      RunProgress(fractionCompleted: 0.2, completed: 5, of: -3) == RunProgress(completed: 0, of: 0))
+  }
+
   @Test func descriptionIsShortAndReadable() {
     #expect(RunProgress(fractionCompleted: 0.425).description == "42.5%")
     #expect(RunProgress(fractionCompleted: 1).description == "100%")
     #expect(RunProgress(completed: 3, of: 10).description == "3/10")
+    #expect(RunProgress(fractionCompleted: 0.3, completed: 3, of: 10).description == "3/10")
+    #expect(RunProgress(fractionCompleted: 0.45, completed: 3, of: 10).description == "3/10, 45%")
     #expect(RunProgress.indeterminate().description == "indeterminate")
     #expect(RunProgress.indeterminate(completed: 4).description == "indeterminate, 4 done")
   }
