@@ -32,6 +32,11 @@ final class ProgressNode: Sendable {
   @usableFromInline let countWord: Atomic<UInt64>
   /// What `complete(count:)` and finished children added since the node began.
   @usableFromInline let added = Atomic<Int>(0)
+  /// The completed count's base while the words hold none (after a fraction or a count-less
+  /// indeterminate report), so that the count survives them; written only when the mode changes.
+  let savedBase = Atomic<Int>(0)
+  /// Whether a child was ever started: a leaf is read without taking its lock.
+  let hasChildren = Atomic<Bool>(false)
   /// What every reporter of the run shares: cancellation and checkpoint pacing.
   @usableFromInline let signals: RunSignals
   /// Whether the node has a parent to hand its share to when it finishes.
@@ -111,10 +116,28 @@ final class ProgressNode: Sendable {
     let current = totalWord.load(ordering: .relaxed)
     var generation = current & ProgressNode.generationMask
     if current & ProgressNode.payloadMask != total {
-      generation = generation &+ ProgressNode.generationOne  // wraps within the top two bits
-      totalWord.store(generation | total, ordering: .releasing)
+      generation = changeTotal(from: current, to: total)
     }
     countWord.store(generation | count, ordering: .releasing)
+  }
+
+  /// Stores a new total or mode with the next generation, first keeping the completed count's
+  /// base when the new mode holds no count; returns the new generation.
+  @usableFromInline
+  func changeTotal(from current: UInt64, to total: UInt64) -> UInt64 {
+    if !ProgressNode.holdsCount(total), ProgressNode.holdsCount(current & ProgressNode.payloadMask)
+    {
+      let added = self.added.load(ordering: .relaxed)
+      savedBase.store(currentCompleted(mode: current, added: added) &- added, ordering: .relaxed)
+    }
+    let generation = (current & ProgressNode.generationMask) &+ ProgressNode.generationOne
+    totalWord.store(generation | total, ordering: .releasing)
+    return generation
+  }
+
+  /// Whether the count word holds a count in `mode` (not a fraction, not nothing).
+  static func holdsCount(_ mode: UInt64) -> Bool {
+    mode != fractionMode && mode != indeterminateMode
   }
 
   /// The count word's payload for a completed count: the count minus what was added so far.
@@ -146,16 +169,28 @@ final class ProgressNode: Sendable {
   }
 
   /// Sets the total and keeps the completed count (`nil`: indeterminate, keeping the count).
+  ///
+  /// Under the lock, so that callers changing the total at once from several tasks store each
+  /// pair of words whole.
   func setTotal(_ total: Int?) {
-    let base = currentBase()
-    let mode = totalWord.load(ordering: .relaxed) & ProgressNode.payloadMask
-    switch total.map({ max($0, 0) }) {
-    case .some(let total) where total < ProgressNode.countLimit:
-      write(total: UInt64(total), count: ProgressNode.payload(base: base))
-    case nil where mode != ProgressNode.wideMode:
-      write(total: ProgressNode.indeterminateCountingMode, count: ProgressNode.payload(base: base))
-    case let total:
-      storeWide(base: base, total: total)
+    let total = total.map { max($0, 0) }
+    shared.withLock { shared in
+      let added = self.added.load(ordering: .relaxed)
+      let mode = totalWord.load(ordering: .relaxed)
+      var completed = currentCompleted(mode: mode, added: added, wide: shared.wide)
+      if let total {
+        completed = min(completed, total)
+      }
+      let base = completed &- added
+      if let total, total < ProgressNode.countLimit {
+        write(total: UInt64(total), count: ProgressNode.payload(base: base))
+      } else if total == nil, completed < ProgressNode.countLimit {
+        write(
+          total: ProgressNode.indeterminateCountingMode, count: ProgressNode.payload(base: base))
+      } else {
+        shared.wide = (base, total)
+        write(total: ProgressNode.wideMode, count: 0)
+      }
     }
     finishIfComplete()
   }
@@ -167,18 +202,22 @@ final class ProgressNode: Sendable {
     added.wrappingAdd(count, ordering: .relaxed)
   }
 
-  /// The base of the current completed count: 0 minus what was added after a fraction or a
-  /// count-less indeterminate report, which hold no count.
-  private func currentBase() -> Int {
-    switch totalWord.load(ordering: .relaxed) & ProgressNode.payloadMask {
+  /// The completed count in `mode` (a total word), given `added`, never negative; `wide` when
+  /// the caller holds the lock, else the wide counts are read under it.
+  private func currentCompleted(
+    mode word: UInt64, added: Int, wide: (base: Int, total: Int?)? = nil
+  ) -> Int {
+    switch word & ProgressNode.payloadMask {
     case ProgressNode.fractionMode, ProgressNode.indeterminateMode:
-      return 0 &- added.load(ordering: .relaxed)
+      let (sum, overflow) = savedBase.load(ordering: .relaxed).addingReportingOverflow(added)
+      return overflow ? Int.max : max(sum, 0)
     case ProgressNode.wideMode:
-      return shared.withLock { $0.wide.base }
+      let base = wide?.base ?? shared.withLock { $0.wide.base }
+      let (sum, overflow) = base.addingReportingOverflow(added)
+      return overflow ? Int.max : max(sum, 0)
     default:
-      // Sign-extends the 62-bit payload.
       let payload = countWord.load(ordering: .relaxed) & ProgressNode.payloadMask
-      return Int(Int64(bitPattern: payload << 2) >> 2)
+      return ProgressNode.completed(base: payload, added: added)
     }
   }
 
@@ -189,11 +228,19 @@ final class ProgressNode: Sendable {
 
   /// Reads the total and count words as a pair of one generation; `nil` if a report was caught
   /// half-way.
-  private func words() -> (total: UInt64, count: UInt64)? {
+  ///
+  /// With `settled`, a pair of different generations that reads the same twice is taken as it
+  /// is: two tasks reporting different totals at once can leave the count of one beside the total
+  /// of the other until the next report, and a reader must not wait for that report.
+  private func words(settled: Bool = false) -> (total: UInt64, count: UInt64)? {
     let total = totalWord.load(ordering: .acquiring)
     let count = countWord.load(ordering: .acquiring)
-    guard totalWord.load(ordering: .acquiring) == total,
-      total & ProgressNode.generationMask == count & ProgressNode.generationMask
+    let again = totalWord.load(ordering: .acquiring)
+    if again == total, total & ProgressNode.generationMask == count & ProgressNode.generationMask {
+      return (total, count)
+    }
+    guard settled, again == total, countWord.load(ordering: .acquiring) == count,
+      totalWord.load(ordering: .acquiring) == total
     else { return nil }
     return (total, count)
   }
@@ -208,6 +255,7 @@ final class ProgressNode: Sendable {
   /// Starts a child that stands for `assigned` units of this node.
   func startChild(assigned: Int, totalCount: Int?) -> ProgressNode {
     let child = ProgressNode(parent: self, assigned: assigned, totalCount: totalCount)
+    hasChildren.store(true, ordering: .releasing)
     shared.withLock { shared in
       if shared.children.count >= 2 * shared.prunedCount + 8 {
         shared.children.removeAll { $0.isFinished }
@@ -281,10 +329,14 @@ final class ProgressNode: Sendable {
   /// The node's progress now: its counts, and its unfinished children's fractions weighted by
   /// their assigned counts; `nil` when writers kept it from a consistent reading.
   func read(attempts: Int = ProgressNode.readAttempts) -> RunProgress? {
-    for _ in 0..<attempts {
+    for attempt in 0..<attempts {
       let before = version.load(ordering: .acquiring)
-      guard before & 0xFFFF_FFFF == 0, let (total, count) = words() else { continue }
-      guard let progress = progress(total: total, count: count) else { continue }
+      guard before & 0xFFFF_FFFF == 0,
+        let (total, count) = words(settled: attempt >= attempts / 2)
+      else { continue }
+      // A child that could not be read already spent its own attempts: give up at once, so
+      // that retries do not multiply with the depth of the tree.
+      guard let progress = progress(total: total, count: count) else { return nil }
       if version.load(ordering: .acquiring) == before {
         return progress
       }
@@ -361,7 +413,8 @@ final class ProgressNode: Sendable {
   /// The sum of the unfinished children's assigned counts times their fractions, in the order
   /// they started; prunes finished children.
   private func childShares(anyway: Bool) -> Double? {
-    shared.withLock { shared -> Double? in
+    guard hasChildren.load(ordering: .acquiring) else { return 0 }
+    return shared.withLock { shared -> Double? in
       var sum = 0.0
       var kept = 0
       var index = 0
