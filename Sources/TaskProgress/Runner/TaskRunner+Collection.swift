@@ -155,3 +155,91 @@ extension TaskRunner {
     }
   }
 }
+
+extension TaskRunner {
+  /// Starts performing `perform` on the items, up to `maxConcurrency` at once, handing each item
+  /// a subprogress worth one item, so that the progress within items shows too.
+  ///
+  /// The run's total is the number of items. Each item's share shows in the run's fraction as the
+  /// item reports to its subprogress, and counts as one completed item when the item's child
+  /// finishes, when its reporter is released, or, for an item that never starts its subprogress,
+  /// when `perform` returns. Items start and fail as for
+  /// ``start(priority:over:maxConcurrency:perform:)``.
+  ///
+  /// ```swift
+  /// runner.start(over: urls, maxConcurrency: 4) { url, subprogress in
+  ///   try await download(url, subprogress: subprogress)
+  /// }
+  /// ```
+  ///
+  /// - Returns: `true` if the run started, `false` if a run was already active.
+  @inlinable
+  @discardableResult
+  public func start<C: Collection & Sendable>(
+    priority: TaskPriority? = nil,
+    over items: C,
+    maxConcurrency: Int = 1,
+    perform: @escaping @concurrent @Sendable (C.Element, consuming Subprogress) async throws -> Void
+  ) -> Bool where C.Element: Sendable {
+    start(priority: priority) { reporter in
+      try await TaskRunner.perform(
+        perform, over: items, maxConcurrency: maxConcurrency, reporter: reporter)
+    }
+  }
+
+  /// Performs `perform` on the items with a subprogress each, like the `start` that hands
+  /// each item a subprogress, and waits for the run to end.
+  ///
+  /// - Returns: The terminal state of the run this call started, or, if a run was already
+  ///   active, the current state at once.
+  @inlinable
+  @discardableResult
+  public func run<C: Collection & Sendable>(
+    priority: TaskPriority? = nil,
+    over items: C,
+    maxConcurrency: Int = 1,
+    perform: @escaping @concurrent @Sendable (C.Element, consuming Subprogress) async throws -> Void
+  ) async -> RunState where C.Element: Sendable {
+    await run(priority: priority) { reporter in
+      try await TaskRunner.perform(
+        perform, over: items, maxConcurrency: maxConcurrency, reporter: reporter)
+    }
+  }
+
+  /// The loop behind `start(over:maxConcurrency:)` with a subprogress per item: the run's total
+  /// is the item count, and each item's child hands its one unit over as it ends.
+  @inlinable
+  nonisolated static func perform<C: Collection & Sendable>(
+    _ perform:
+      @escaping @concurrent @Sendable (C.Element, consuming Subprogress) async throws
+      -> Void,
+    over items: C,
+    maxConcurrency: Int,
+    reporter: Reporter
+  ) async throws where C.Element: Sendable {
+    // The total first, so that shares handed over never move the bar back.
+    reporter.report(completed: 0, of: items.count)
+    let limit = max(maxConcurrency, 1)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      var pending = items.makeIterator()
+      var inFlight = 0
+      /// Starts the next item unless the run was cancelled or every item started.
+      func startNext() throws -> Bool {
+        try reporter.checkCancellation()
+        try Task.checkCancellation()
+        guard let item = pending.next() else { return false }
+        // Made in the item's task: a subprogress can't be captured, being noncopyable.
+        group.addTask { try await perform(item, reporter.subprogress(assigningCount: 1)) }
+        inFlight += 1
+        return true
+      }
+      while inFlight < limit, try startNext() {}
+      while inFlight > 0 {
+        // The first error leaves the group, which cancels the items in flight.
+        try await group.next()
+        inFlight -= 1
+        _ = try startNext()
+      }
+    }
+  }
+}
