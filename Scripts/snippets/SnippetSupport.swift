@@ -47,6 +47,17 @@ public func upload(_ index: Int) async throws {
   try await Task.sleep(for: .milliseconds(20))
 }
 
+/// Uploads one file in four parts, reporting each to its subprogress when given one.
+public func upload(
+  _ file: ImportFile, subprogress: consuming TaskRunner.Subprogress? = nil
+) async throws {
+  let reporter = subprogress?.start(totalCount: 4)
+  for _ in 0..<4 {
+    try await Task.sleep(for: .milliseconds(1))
+    reporter?.complete(count: 1)
+  }
+}
+
 /// The rows that a synchronous loop processes.
 public let rows = Array(1...100)
 

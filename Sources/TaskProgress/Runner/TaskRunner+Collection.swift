@@ -97,7 +97,7 @@ extension TaskRunner {
   }
 
   /// Performs `perform` on the items, up to `maxConcurrency` at once, like
-  /// ``start(priority:over:maxConcurrency:perform:)``, and waits for the run to end.
+  /// ``start(priority:over:maxConcurrency:perform:)-(_,_,_,(C.Element)->Void)``, and waits for the run to end.
   ///
   /// - Returns: The terminal state of the run this call started, or, if a run was already
   ///   active, the current state at once.
@@ -164,7 +164,7 @@ extension TaskRunner {
   /// item reports to its subprogress, and counts as one completed item when the item's child
   /// finishes, when its reporter is released, or, for an item that never starts its subprogress,
   /// when `perform` returns. Items start and fail as for
-  /// ``start(priority:over:maxConcurrency:perform:)``.
+  /// ``start(priority:over:maxConcurrency:perform:)-(_,_,_,(C.Element)->Void)``.
   ///
   /// ```swift
   /// runner.start(over: urls, maxConcurrency: 4) { url, subprogress in
