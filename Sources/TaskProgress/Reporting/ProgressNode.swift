@@ -177,12 +177,10 @@ final class ProgressNode: Sendable {
     shared.withLock { shared in
       let added = self.added.load(ordering: .relaxed)
       let mode = totalWord.load(ordering: .relaxed)
-      var completed = currentCompleted(mode: mode, added: added, wide: shared.wide)
-      if let total {
-        completed = min(completed, total)
-      }
+      // Kept whole, beyond the total too: the total may grow again.
+      let completed = currentCompleted(mode: mode, added: added, wide: shared.wide)
       let base = completed &- added
-      if let total, total < ProgressNode.countLimit {
+      if let total, total < ProgressNode.countLimit, completed < ProgressNode.countLimit {
         write(total: UInt64(total), count: ProgressNode.payload(base: base))
       } else if total == nil, completed < ProgressNode.countLimit {
         write(
@@ -211,6 +209,8 @@ final class ProgressNode: Sendable {
     case ProgressNode.fractionMode, ProgressNode.indeterminateMode:
       let (sum, overflow) = savedBase.load(ordering: .relaxed).addingReportingOverflow(added)
       return overflow ? Int.max : max(sum, 0)
+    case ProgressNode.neverGivenMode:
+      return max(added, 0)
     case ProgressNode.wideMode:
       let base = wide?.base ?? shared.withLock { $0.wide.base }
       let (sum, overflow) = base.addingReportingOverflow(added)
@@ -380,7 +380,8 @@ final class ProgressNode: Sendable {
       guard let total else { return .indeterminate(completed: completed) }
       return .counts(completed: completed, total: total, implicit: false)
     case ProgressNode.neverGivenMode:
-      let completed = ProgressNode.completed(base: payload, added: added)
+      // Nothing replaced the count yet: it is what was added, exactly, at any magnitude.
+      let completed = max(added, 0)
       let assigned = assignedToChildren.load(ordering: .acquiring)
       if assigned > 0 {
         return .counts(completed: completed, total: assigned, implicit: true)

@@ -116,7 +116,8 @@ extension TaskRunner {
     /// Adds `count` completed units: safe from many tasks at once, each call one atomic add.
     ///
     /// Workers that share a reporter call it as each finishes a unit, and the count never goes
-    /// back, whatever order they finish in. Negative counts count as 0.
+    /// back, whatever order they finish in. Negative counts count as 0. The count is exact while
+    /// it stays below 2^62 (4.6 × 10^18) units, or, with a total of 2^62 or more, below `Int.max`.
     ///
     /// ```swift
     /// reporter.report(completed: 0, of: files.count)
@@ -131,8 +132,7 @@ extension TaskRunner {
     /// ```
     @inlinable
     public func complete(count: Int) {
-      let count = min(max(count, 0), ProgressNode.countLimit)
-      node.add(count)
+      node.add(max(count, 0))
       if node.isChild {
         node.finishIfComplete()
       }
@@ -153,7 +153,7 @@ extension TaskRunner {
     /// }
     /// ```
     public func subprogress(assigningCount count: Int) -> Subprogress {
-      let count = min(max(count, 0), ProgressNode.countLimit)
+      let count = max(count, 0)
       node.assign(count)
       return Subprogress(parent: node, assigned: count)
     }
