@@ -10,6 +10,13 @@ enum BenchCase: String, CaseIterable, Encodable {
   case handLoop = "hand-loop"
   case reporterX2 = "reporter-x2"
   case reporterX8 = "reporter-x8"
+  case atomicAdd = "atomic-add"
+  case atomicAddX8 = "atomic-add-x8"
+  case childReporter = "child-reporter"
+  case complete
+  case completeX8 = "complete-x8"
+  case drain
+  case bytes
   case saturated
   case saturatedCheckpoints = "saturated-checkpoints"
   case many
@@ -29,6 +36,13 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .handLoop: ("e'", "run {} hand-written loop")
     case .reporterX2: ("f2", "Reporter.report, 2 tasks")
     case .reporterX8: ("f8", "Reporter.report, 8 tasks")
+    case .atomicAdd: ("c'", "Atomic<Int>.wrappingAdd (floor)")
+    case .atomicAddX8: ("c'8", "Atomic<Int>.wrappingAdd, 8 tasks")
+    case .childReporter: ("j", "child Reporter.report, 1 task")
+    case .complete: ("k", "Reporter.complete(count: 1)")
+    case .completeX8: ("l", "complete(count: 1), 8 tasks")
+    case .drain: ("m", "a frame over 10,000 children")
+    case .bytes: ("n", "Reporter.report, counts > 2^31")
     case .saturated: ("g", "8 tasks report for 0.5 s")
     case .saturatedCheckpoints: ("g'", "(g) + checkpoint() every 4,096")
     case .many: ("h", "N runners, 5 ms sleep steps")
@@ -52,9 +66,10 @@ enum BenchCase: String, CaseIterable, Encodable {
     switch self {
     case .stream: options.streamAtLargeSize ? options.sizes : [options.sizes[0]]
     case .many, .manyBare: [1, 100, 400, 1000]
-    case .foundationProgress, .atomic, .reporter, .runOver, .handLoop, .reporterX2, .reporterX8:
+    case .foundationProgress, .atomic, .reporter, .runOver, .handLoop, .reporterX2, .reporterX8,
+      .atomicAdd, .atomicAddX8, .childReporter, .complete, .completeX8, .bytes:
       options.sizes
-    case .empty, .saturated, .saturatedCheckpoints, .busy, .idle: [0]
+    case .empty, .saturated, .saturatedCheckpoints, .busy, .idle, .drain: [0]
     }
   }
 
@@ -89,6 +104,7 @@ enum BenchCase: String, CaseIterable, Encodable {
       return await Measure.saturatedPool(checkpoints: self == .saturatedCheckpoints)
     case .busy: return await Measure.busyPool()
     case .idle: return await Measure.idle(seconds: quick ? 1 : 2)
+    case .drain: return await Measure.drainFrame(frames: quick ? 50 : 200)
     case .many, .manyBare:
       _ = await Measure.many(n: n, bare: self == .manyBare, steps: 20)
       return await Measure.many(n: n, bare: self == .manyBare, steps: quick ? 100 : 400)
@@ -100,6 +116,12 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .reporterX8: measure = { await Measure.reporterLoop(n: $0, tasks: 8) }
     case .runOver: measure = Measure.runOver
     case .handLoop: measure = Measure.handLoop
+    case .atomicAdd: measure = Measure.atomicAdds
+    case .atomicAddX8: measure = Measure.contendedAtomicAdds
+    case .childReporter: measure = Measure.childReporterLoop
+    case .complete: measure = { await Measure.completeLoop(n: $0, tasks: 1) }
+    case .completeX8: measure = { await Measure.completeLoop(n: $0, tasks: 8) }
+    case .bytes: measure = Measure.byteCountLoop
     }
     _ = await measure(min(n, max(10_000, n / 10)))
     let repetitions = [.stream, .runOver, .handLoop].contains(self) ? 1 : 5

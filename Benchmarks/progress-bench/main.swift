@@ -51,7 +51,8 @@ struct Options {
     writes the report and every measurement to latest.txt and latest.json.
 
       --cases LIST  Comma-separated case names or tags (default: all); a name also selects its
-                    variants: 'reporter' runs reporter-x2 and -x8 too, 'many' runs many-bare.
+                    variants: 'reporter' runs reporter-x2 and -x8 too, 'many' runs many-bare,
+                    'atomic' runs atomic-add, 'complete' runs complete-x8.
       --runs K      Child processes per case and size (default 5; at most 3 for many, many-bare).
       --quick       Smoke test: 2 runs, N = 100k and 1M, shorter idle and many-runner windows.
       --stream-10m  Also run (a) at the larger size (minutes and several GB).

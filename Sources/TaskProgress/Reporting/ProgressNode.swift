@@ -207,14 +207,14 @@ final class ProgressNode: Sendable {
   ) -> Int {
     switch word & ProgressNode.payloadMask {
     case ProgressNode.fractionMode, ProgressNode.indeterminateMode:
-      let (sum, overflow) = savedBase.load(ordering: .relaxed).addingReportingOverflow(added)
-      return overflow ? Int.max : max(sum, 0)
+      // Wrapping: the base was taken as the count minus `added` then, wrapping too, so the sum
+      // is exact whenever the count itself fits in an Int.
+      return max(savedBase.load(ordering: .relaxed) &+ added, 0)
     case ProgressNode.neverGivenMode:
       return max(added, 0)
     case ProgressNode.wideMode:
       let base = wide?.base ?? shared.withLock { $0.wide.base }
-      let (sum, overflow) = base.addingReportingOverflow(added)
-      return overflow ? Int.max : max(sum, 0)
+      return max(base &+ added, 0)
     default:
       let payload = countWord.load(ordering: .relaxed) & ProgressNode.payloadMask
       return ProgressNode.completed(base: payload, added: added)

@@ -1,0 +1,228 @@
+import Foundation
+import Synchronization
+import TaskProgress
+
+/// The cases about the progress tree: a child's reports, `complete(count:)` alone and from many
+/// tasks, a frame over many live children, and counts above 2^31.
+extension Measure {
+  /// (c') One relaxed `wrappingAdd` per item into an atomic on the heap: the floor for
+  /// `complete(count:)`, which is one atomic read-modify-write.
+  static func atomicAdds(n: Int) async -> Metrics {
+    let counter = Counter.make()
+    let wall = await Task.detached {
+      let start = nowNanoseconds()
+      for _ in 0..<n {
+        counter.value.wrappingAdd(1, ordering: .relaxed)
+      }
+      return nowNanoseconds() - start
+    }.value
+    // The sum is read back, so the loop cannot go.
+    precondition(counter.value.load(ordering: .acquiring) == n, "the atomic lost additions")
+    return ["wall": Double(wall)]
+  }
+
+  /// (c'8) (c') from 8 concurrent tasks: the floor for (l).
+  ///
+  /// The `n` additions are split evenly over the tasks, all on one atomic: what the hardware
+  /// makes of one counter that several cores add to. Timed from the first task's first addition
+  /// to the last task's last one.
+  static func contendedAtomicAdds(n: Int) async -> Metrics {
+    let counter = Counter.make()
+    let span = Span()
+    await Task.detached {
+      await withDiscardingTaskGroup { group in
+        for task in 0..<8 {
+          group.addTask {
+            span.begin()
+            for _ in (n * task / 8)..<(n * (task + 1) / 8) {
+              counter.value.wrappingAdd(1, ordering: .relaxed)
+            }
+            span.end()
+          }
+        }
+      }
+    }.value
+    precondition(counter.value.load(ordering: .acquiring) == n, "the atomic lost additions")
+    let marks = span.times
+    return ["wall": Double(marks.lastEnd - marks.firstStart)]
+  }
+
+  /// (j) A child's `report(completed:of:)` in a loop, and beside it the same loop on the run's
+  /// own reporter.
+  ///
+  /// The child is started from the run's reporter with
+  /// `subprogress(assigningCount: 1).start(totalCount: n)` and reports `i` of `n` for `i` in
+  /// `1...n`; only the loop is timed, as in (d). `rootReports` is the same loop on the run's own
+  /// reporter. Both loops are the same code, so that their ratio is what a child costs; (d), a loop
+  /// written differently, can differ by the code the compiler makes of it.
+  static func childReporterLoop(n: Int) async -> Metrics {
+    let root = await reportLoop(n: n, onAChild: false)
+    var metrics = await reportLoop(n: n, onAChild: true)
+    metrics["rootReports"] = root["wall"]
+    return metrics
+  }
+
+  /// `report(completed: i, of: n)` for `i` in `1...n` in one run, on the run's reporter or on a
+  /// child of it; only the loop is timed.
+  private static func reportLoop(n: Int, onAChild: Bool) async -> Metrics {
+    await observedRun(timesLoop: true) { runner, span in
+      await runner.run { root in
+        let reporter = onAChild ? root.subprogress(assigningCount: 1).start(totalCount: n) : root
+        // A synchronous closure, as (d)'s loop is: the same loop in the async operation itself
+        // can keep its state in the task's frame and cost more per report.
+        let loop: @Sendable () -> Void = {
+          span.begin()
+          for index in 0..<n {
+            reporter.report(completed: index + 1, of: n)
+          }
+          span.end()
+        }
+        loop()
+      }
+    }
+  }
+
+  /// (n) (d) with the counts of a 5 GiB file in bytes, totals and counts above 2^31, and
+  /// beside it the same loop with small counts, `smallCounts`.
+  ///
+  /// Both loops are the same code, `report(completed: index + 1, of: total)` for the last `n`
+  /// indices below `total`, with a `total` of 5 GiB or of `n`: only the size of the numbers
+  /// differs. (A loop written differently from (d)'s can cost a nanosecond or two more or less
+  /// per report by the code the compiler makes of it, whatever the numbers.)
+  static func byteCountLoop(n: Int) async -> Metrics {
+    let small = await countLoop(n: n, total: n)
+    var metrics = await countLoop(n: n, total: 5 << 30)
+    metrics["smallCounts"] = small["wall"]
+    return metrics
+  }
+
+  /// `report(completed: index + 1, of: total)` for `index` in `total - n ..< total` in one run;
+  /// only the loop is timed.
+  private static func countLoop(n: Int, total: Int) async -> Metrics {
+    await observedRun(timesLoop: true) { runner, span in
+      await runner.run { reporter in
+        // A synchronous closure, as (d)'s loop is (see `reportLoop`).
+        let loop: @Sendable () -> Void = {
+          span.begin()
+          for index in (total - n)..<total {
+            reporter.report(completed: index + 1, of: total)
+          }
+          span.end()
+        }
+        loop()
+      }
+    }
+  }
+
+  /// (k) and (l): `n` calls of `complete(count: 1)` on the run's reporter, whose total is `n`,
+  /// split evenly over `tasks` concurrent tasks; timed from the first task's first call to the
+  /// last task's last one.
+  static func completeLoop(n: Int, tasks: Int) async -> Metrics {
+    await observedRun(timesLoop: true) { runner, span in
+      await runner.run { reporter in
+        reporter.report(totalCount: n)
+        let completeSlice: @Sendable (Int) -> Void = { task in
+          span.begin()
+          for _ in (n * task / tasks)..<(n * (task + 1) / tasks) {
+            reporter.complete(count: 1)
+          }
+          span.end()
+        }
+        if tasks == 1 {
+          completeSlice(0)
+        } else {
+          await withDiscardingTaskGroup { group in
+            for task in 0..<tasks {
+              group.addTask { completeSlice(task) }
+            }
+          }
+        }
+        // Every completion counted: the run's last state shows n of n.
+        precondition(reporter.progress == RunProgress(completed: n, of: n), "lost completions")
+      }
+    }
+  }
+
+  /// The live children of (m).
+  nonisolated static let drainedChildren = 10_000
+
+  /// (m) One runner frame over a run whose reporter has 10,000 started, unfinished children,
+  /// each at 50 of 100 units; and, beside it, a read of `progress` on a standalone reporter with
+  /// the same children.
+  ///
+  /// The runner runs on a `ManualClock`, so that a frame is `advance(by:)` one update interval
+  /// on the main actor: it reads the tree, publishes the new state to one observer and moves the
+  /// display, as a frame on the system clock does. One child moves before each frame, so that
+  /// every frame has a new state to publish. Medians over `frames` frames after a warm-up.
+  static func drainFrame(frames: Int) async -> Metrics {
+    let clock = ManualClock()
+    let runner = TaskRunner(animation: .instant, updateInterval: updateInterval, clock: clock)
+    let tally = Tally(observing: runner)
+    let handedOut = Mutex<TaskRunner.Reporter?>(nil)
+    let (release, releaser) = AsyncStream<Void>.makeStream()
+    let run = Task {
+      await runner.run { reporter in
+        handedOut.withLock { $0 = reporter }
+        for await _ in release {}
+      }
+    }
+    var root = handedOut.withLock { $0 }
+    while root == nil {
+      await Task.yield()
+      root = handedOut.withLock { $0 }
+    }
+    guard let root else { return [:] }
+    let children = startHalfDoneChildren(of: root)
+
+    var times: [Double] = []
+    for frame in -20..<frames {
+      children[(frame + 20) % children.count].complete(count: 1)
+      let start = nowNanoseconds()
+      clock.advance(by: updateInterval)
+      if frame >= 0 {
+        times.append(Double(nowNanoseconds() - start))
+      }
+    }
+    let frameDeliveries = tally.deliveries.count
+    let shown = runner.state.fractionCompleted ?? 0
+    releaser.finish()
+    let outcome = await run.value
+    tally.stop()
+
+    let standalone = TaskRunner.Reporter()
+    let standaloneChildren = startHalfDoneChildren(of: standalone)
+    var reads: [Double] = []
+    var sum = 0.0
+    for read in -20..<frames {
+      let start = nowNanoseconds()
+      sum += standalone.progress.fractionCompleted ?? 0
+      if read >= 0 {
+        reads.append(Double(nowNanoseconds() - start))
+      }
+    }
+    precondition(sum > 0 && standaloneChildren.count == drainedChildren, "nothing was read")
+
+    times.sort()
+    reads.sort()
+    return [
+      "children": Double(drainedChildren), "frame": times[times.count / 2],
+      "frameP90": times[times.count * 9 / 10], "frameMax": times[times.count - 1],
+      "progressRead": reads[reads.count / 2], "deliveries": Double(frameDeliveries),
+      // Every frame published a new state, and the children showed in it.
+      "finished": outcome == .finished && frameDeliveries >= frames && shown > 0.49 ? 1 : 0,
+    ]
+  }
+
+  /// Starts the children of (m) under `reporter`, each at 50 of 100 units.
+  private static func startHalfDoneChildren(
+    of reporter: TaskRunner.Reporter
+  ) -> [TaskRunner
+    .Reporter]
+  {
+    (0..<drainedChildren).map { _ in
+      let child = reporter.subprogress(assigningCount: 1).start(totalCount: 100)
+      child.report(completed: 50, of: 100)
+      return child
+    }
+  }
+}
