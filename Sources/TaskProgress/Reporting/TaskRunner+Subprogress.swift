@@ -44,6 +44,7 @@ extension TaskRunner {
     /// - Parameter totalCount: The child's total; `nil` when its size is not known yet. Until
     ///   it reports a total, the child is indeterminate and adds 0 to its parent's fraction
     ///   (unless it hands out subprogresses of its own, whose counts are then its total).
+    /// - Returns: The child's reporter, with every method of the run's own.
     public consuming func start(totalCount: Int?) -> Reporter {
       let parent = self.parent.take()
       guard let parent else {

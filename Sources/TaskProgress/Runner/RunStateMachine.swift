@@ -113,6 +113,7 @@ struct RunStateMachine: Sendable {
   ///
   /// - Parameter final: Whether the operation ended, so that its reporters are read even if a
   ///   writer still races the reading (a consistent reading is skipped for a frame otherwise).
+  /// - Returns: The progress the state now shows, or `nil` when it did not change.
   mutating func drainReports(final: Bool = false) -> RunProgress? {
     guard case .running(var run) = current else { return nil }
     run.root.signals.markDrained()

@@ -135,9 +135,10 @@ struct ProgressTreeModelTests {
       }
     }
 
-    /// Adds to the completed count; notes when the sum leaves the range the library promises
-    /// exact, below 2^62 (a count kept in the lock-free words wraps there) or below `Int.max`.
-    /// Everything added since the reporter began may pass `Int.max`: the library's sums wrap
+    /// Adds to the completed count.
+    ///
+    /// Notes when the sum leaves the range the library promises exact, below 2^62 (a count kept
+    /// in the lock-free words wraps there) or below `Int.max`. Everything added since the reporter began may pass `Int.max`: the library's sums wrap
     /// and stay exact (see ``aCountIsKeptAfterMoreThanIntMaxUnitsWereAdded()``).
     private func add(_ count: Int) {
       let (sum, overflow) = completed.addingReportingOverflow(count)
