@@ -115,8 +115,8 @@ extension TaskRunner {
     }
   }
 
-  /// The loop behind `start(over:maxConcurrency:)`: a task group that keeps up to
-  /// `maxConcurrency` items in flight and reports the count done as each one ends.
+  /// The loop behind `start(over:maxConcurrency:)`: up to `maxConcurrency` items in flight, and
+  /// the count done reported as each one ends.
   @inlinable
   nonisolated static func perform<C: Collection & Sendable>(
     _ perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void,
@@ -129,10 +129,32 @@ extension TaskRunner {
       return
     }
     let total = items.count
+    var completed = 0
+    try await performConcurrently(over: items, maxConcurrency: maxConcurrency, reporter: reporter) {
+      try await perform($0)
+    } itemEnded: {
+      completed += 1
+      reporter.report(completed: completed, of: total)
+    }
+  }
+
+  /// A task group that keeps up to `maxConcurrency` items in flight, in the collection's order,
+  /// and starts none once the run is cancelled; calls `itemEnded` as each one ends.
+  ///
+  /// The first error leaves the group, which cancels the items in flight and waits for them, so
+  /// the run fails with that error, whatever they then throw.
+  @inlinable
+  nonisolated static func performConcurrently<C: Collection & Sendable>(
+    over items: C,
+    maxConcurrency: Int,
+    reporter: Reporter,
+    _ perform: @escaping @Sendable (C.Element) async throws -> Void,
+    itemEnded: () -> Void = {}
+  ) async throws where C.Element: Sendable {
+    let limit = max(maxConcurrency, 1)
     try await withThrowingTaskGroup(of: Void.self) { group in
       var pending = items.makeIterator()
       var inFlight = 0
-      var completed = 0
       /// Starts the next item unless the run was cancelled or every item started.
       func startNext() throws -> Bool {
         try reporter.checkCancellation()
@@ -142,14 +164,11 @@ extension TaskRunner {
         inFlight += 1
         return true
       }
-      while inFlight < maxConcurrency, try startNext() {}
+      while inFlight < limit, try startNext() {}
       while inFlight > 0 {
-        // The first error leaves the group: the group cancels the items in flight and waits for
-        // them, and the run fails with this error, whatever they then throw.
         try await group.next()
         inFlight -= 1
-        completed += 1
-        reporter.report(completed: completed, of: total)
+        itemEnded()
         _ = try startNext()
       }
     }
@@ -219,27 +238,9 @@ extension TaskRunner {
   ) async throws where C.Element: Sendable {
     // The total first, so that shares handed over never move the bar back.
     reporter.report(completed: 0, of: items.count)
-    let limit = max(maxConcurrency, 1)
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      var pending = items.makeIterator()
-      var inFlight = 0
-      /// Starts the next item unless the run was cancelled or every item started.
-      func startNext() throws -> Bool {
-        try reporter.checkCancellation()
-        try Task.checkCancellation()
-        guard let item = pending.next() else { return false }
-        // Made in the item's task: a subprogress can't be captured, being noncopyable.
-        group.addTask { try await perform(item, reporter.subprogress(assigningCount: 1)) }
-        inFlight += 1
-        return true
-      }
-      while inFlight < limit, try startNext() {}
-      while inFlight > 0 {
-        // The first error leaves the group, which cancels the items in flight.
-        try await group.next()
-        inFlight -= 1
-        _ = try startNext()
-      }
+    try await performConcurrently(over: items, maxConcurrency: maxConcurrency, reporter: reporter) {
+      // Made in the item's task: a subprogress can't be captured, being noncopyable.
+      try await perform($0, reporter.subprogress(assigningCount: 1))
     }
   }
 }
