@@ -128,7 +128,9 @@ final class ProgressNode: Sendable {
     if !ProgressNode.holdsCount(total), ProgressNode.holdsCount(current & ProgressNode.payloadMask)
     {
       let added = self.added.load(ordering: .relaxed)
-      savedBase.store(currentCompleted(mode: current, added: added) &- added, ordering: .relaxed)
+      let count = countWord.load(ordering: .relaxed)
+      let completed = self.completed(mode: current, count: count, added: added)
+      savedBase.store(completed &- added, ordering: .relaxed)
     }
     let generation = (current & ProgressNode.generationMask) &+ ProgressNode.generationOne
     totalWord.store(generation | total, ordering: .releasing)
@@ -161,11 +163,13 @@ final class ProgressNode: Sendable {
   }
 
   private func storeWide(base: Int, total: Int?) {
-    shared.withLock { shared in
-      shared.wide = (base, total)
-      // Under the lock, so that the words and the wide counts change in the same order.
-      write(total: ProgressNode.wideMode, count: 0)
-    }
+    shared.withLock { storeWide(base: base, total: total, in: &$0) }
+  }
+
+  /// Stores wide counts, the lock held: the words and the wide counts change in the same order.
+  private func storeWide(base: Int, total: Int?, in shared: inout Shared) {
+    shared.wide = (base, total)
+    write(total: ProgressNode.wideMode, count: 0)
   }
 
   /// Sets the total and keeps the completed count (`nil`: indeterminate, keeping the count).
@@ -178,7 +182,8 @@ final class ProgressNode: Sendable {
       let added = self.added.load(ordering: .relaxed)
       let mode = totalWord.load(ordering: .relaxed)
       // Kept whole, beyond the total too: the total may grow again.
-      let completed = currentCompleted(mode: mode, added: added, wide: shared.wide)
+      let count = countWord.load(ordering: .relaxed)
+      let completed = self.completed(mode: mode, count: count, added: added, wide: shared.wide)
       let base = completed &- added
       if let total, total < ProgressNode.countLimit, completed < ProgressNode.countLimit {
         write(total: UInt64(total), count: ProgressNode.payload(base: base))
@@ -186,8 +191,7 @@ final class ProgressNode: Sendable {
         write(
           total: ProgressNode.indeterminateCountingMode, count: ProgressNode.payload(base: base))
       } else {
-        shared.wide = (base, total)
-        write(total: ProgressNode.wideMode, count: 0)
+        storeWide(base: base, total: total, in: &shared)
       }
     }
     finishIfComplete()
@@ -200,10 +204,11 @@ final class ProgressNode: Sendable {
     added.wrappingAdd(count, ordering: .relaxed)
   }
 
-  /// The completed count in `mode` (a total word), given `added`, never negative; `wide` when
-  /// the caller holds the lock, else the wide counts are read under it.
-  private func currentCompleted(
-    mode word: UInt64, added: Int, wide: (base: Int, total: Int?)? = nil
+  /// The completed count that a total word and a count word hold, given `added`, never
+  /// negative; `wide` when the caller read the wide counts already, else they are read under the
+  /// lock.
+  private func completed(
+    mode word: UInt64, count: UInt64, added: Int, wide: (base: Int, total: Int?)? = nil
   ) -> Int {
     switch word & ProgressNode.payloadMask {
     case ProgressNode.fractionMode, ProgressNode.indeterminateMode:
@@ -211,13 +216,13 @@ final class ProgressNode: Sendable {
       // is exact whenever the count itself fits in an Int.
       return max(savedBase.load(ordering: .relaxed) &+ added, 0)
     case ProgressNode.neverGivenMode:
+      // Nothing replaced the count yet: it is what was added, exactly, at any magnitude.
       return max(added, 0)
     case ProgressNode.wideMode:
       let base = wide?.base ?? shared.withLock { $0.wide.base }
       return max(base &+ added, 0)
     default:
-      let payload = countWord.load(ordering: .relaxed) & ProgressNode.payloadMask
-      return ProgressNode.completed(base: payload, added: added)
+      return ProgressNode.completed(base: count & ProgressNode.payloadMask, added: added)
     }
   }
 
@@ -365,30 +370,28 @@ final class ProgressNode: Sendable {
 
   private func counts(total word: UInt64, count: UInt64) -> Counts {
     let mode = word & ProgressNode.payloadMask
-    let payload = count & ProgressNode.payloadMask
     let added = self.added.load(ordering: .acquiring)
     switch mode {
     case ProgressNode.fractionMode:
-      return .fraction(Double(bitPattern: payload))
+      return .fraction(Double(bitPattern: count & ProgressNode.payloadMask))
     case ProgressNode.indeterminateMode:
       return .indeterminate(completed: nil)
     case ProgressNode.indeterminateCountingMode:
-      return .indeterminate(completed: ProgressNode.completed(base: payload, added: added))
+      return .indeterminate(completed: completed(mode: word, count: count, added: added))
     case ProgressNode.wideMode:
-      let (base, total) = shared.withLock { $0.wide }
-      let completed = max(base &+ added, 0)
-      guard let total else { return .indeterminate(completed: completed) }
+      let wide = shared.withLock { $0.wide }
+      let completed = completed(mode: word, count: count, added: added, wide: wide)
+      guard let total = wide.total else { return .indeterminate(completed: completed) }
       return .counts(completed: completed, total: total, implicit: false)
     case ProgressNode.neverGivenMode:
-      // Nothing replaced the count yet: it is what was added, exactly, at any magnitude.
-      let completed = max(added, 0)
+      let completed = completed(mode: word, count: count, added: added)
       let assigned = assignedToChildren.load(ordering: .acquiring)
       if assigned > 0 {
         return .counts(completed: completed, total: assigned, implicit: true)
       }
       return completed == 0 ? .zero : .indeterminate(completed: completed)
     default:
-      let completed = ProgressNode.completed(base: payload, added: added)
+      let completed = completed(mode: word, count: count, added: added)
       return .counts(completed: completed, total: Int(mode), implicit: false)
     }
   }
