@@ -34,7 +34,7 @@ enum ExitStatus: Int32 {
     switch state.phase {
     case .failed: self = .failed
     case .cancelled: self = .interrupted
-    case .idle, .running, .finished: self = .finished
+    case .idle, .running, .paused, .finished: self = .finished
     }
   }
 }

@@ -46,6 +46,9 @@ package struct Harness {
       runner.reset()
     case .running:
       runner.start { _ in await Latch().wait() }
+    case .paused:
+      runner.start { _ in await Latch().wait() }
+      runner.pause()
     case .finished:
       _ = await runner.run { _ in }
     case .failed:

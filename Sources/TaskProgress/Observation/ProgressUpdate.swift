@@ -21,12 +21,34 @@ public struct ProgressUpdate: Sendable, Equatable {
   public let displayedProgress: Double
   /// When, on the runner's clock: the time since the runner was created.
   public let time: Duration
+  /// The run's speed in completed units per second, as ``TaskRunner/throughput`` has it.
+  public let throughput: Double?
+  /// The time the run has left, as ``TaskRunner/estimatedTimeRemaining`` has it.
+  public let estimatedTimeRemaining: Duration?
+  /// What the counts measure, as ``TaskRunner/unit`` has it.
+  public let unit: ProgressUnit
 
   /// Creates an update; renderers receive them from the runner, tests may make their own.
-  public init(reason: Reason, state: RunState, displayedProgress: Double, time: Duration) {
+  ///
+  /// - Parameters:
+  ///   - reason: Why the update is delivered.
+  ///   - state: The runner's state.
+  ///   - displayedProgress: The animated value, in `0...1`.
+  ///   - time: The time on the runner's clock.
+  ///   - throughput: The run's speed in units per second, if known.
+  ///   - estimatedTimeRemaining: The time the run has left, if known.
+  ///   - unit: What the counts measure.
+  public init(
+    reason: Reason, state: RunState, displayedProgress: Double, time: Duration,
+    throughput: Double? = nil, estimatedTimeRemaining: Duration? = nil,
+    unit: ProgressUnit = .items
+  ) {
     self.reason = reason
     self.state = state
     self.displayedProgress = displayedProgress
     self.time = time
+    self.throughput = throughput
+    self.estimatedTimeRemaining = estimatedTimeRemaining
+    self.unit = unit
   }
 }

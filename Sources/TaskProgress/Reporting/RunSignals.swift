@@ -1,14 +1,20 @@
 // `public` because the reporter's inlinable fast path reads an `Atomic` from client code.
 public import Synchronization
 
-/// What every reporter of one run shares: whether the run was cancelled, and the pacing of its
-/// checkpoints against the runner's frames.
+/// What every reporter of one run shares: whether the run was cancelled or paused, its status
+/// text, and the pacing of its checkpoints against the runner's frames.
 ///
 /// Each run has its own signals, so a reporter that outlives its run reads a flag nobody clears.
 @usableFromInline
 final class RunSignals: Sendable {
   /// Whether the run was cancelled; read by ``TaskRunner/Reporter/isCancelled``.
   @usableFromInline let cancelled = Atomic<Bool>(false)
+  /// Whether the run is paused: checkpoints and the `over:` loops wait while it is.
+  @usableFromInline let paused = Atomic<Bool>(false)
+  /// The tasks waiting for the run to resume.
+  private let pauseWaiters = Locked(PauseWaiters())
+  /// The run's status text.
+  let messages = MessageBoard()
   /// When the run's work last gave other tasks a turn through a checkpoint, in nanoseconds
   /// since ``origin``.
   private let lastYield = Atomic<Int64>(0)
@@ -42,6 +48,75 @@ final class RunSignals: Sendable {
   @inlinable
   var isCancelled: Bool {
     cancelled.load(ordering: .relaxed)
+  }
+
+  /// Whether the run is paused.
+  @inlinable
+  var isPaused: Bool {
+    paused.load(ordering: .relaxed)
+  }
+
+  /// Cancels the run: sets the flag reporters read, and wakes the tasks waiting while paused.
+  func cancel() {
+    cancelled.store(true, ordering: .relaxed)
+    resumeWaiters()
+  }
+
+  /// Pauses or resumes the run; resuming wakes the tasks waiting at checkpoints.
+  func setPaused(_ isPaused: Bool) {
+    paused.store(isPaused, ordering: .relaxed)
+    if !isPaused {
+      resumeWaiters()
+    }
+  }
+
+  /// Suspends the calling task while the run is paused, until it resumes or is cancelled, or
+  /// the task itself is cancelled. Holds no thread while it waits.
+  @usableFromInline
+  func waitWhilePaused() async {
+    let id = pauseWaiters.withLock { $0.makeID() }
+    await withTaskCancellationHandler {
+      await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+        let waits = pauseWaiters.withLock { waiters in
+          // Under the lock that `setPaused(false)`, `cancel()` and the cancellation handler take:
+          // whichever comes first, the waiter is resumed exactly once.
+          guard isPaused, !isCancelled, !Task.isCancelled else { return false }
+          waiters.waiting[id] = continuation
+          return true
+        }
+        if !waits {
+          continuation.resume()
+        }
+      }
+    } onCancel: {
+      pauseWaiters.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
+    }
+  }
+
+  /// How many tasks wait for the run to resume: what tests watch.
+  var waitingTaskCount: Int {
+    pauseWaiters.withLock { $0.waiting.count }
+  }
+
+  private func resumeWaiters() {
+    let waiting = pauseWaiters.withLock { waiters in
+      defer { waiters.waiting.removeAll() }
+      return Array(waiters.waiting.values)
+    }
+    for continuation in waiting {
+      continuation.resume()
+    }
+  }
+
+  /// The tasks waiting for a paused run, by an identity of their own.
+  private struct PauseWaiters: Sendable {
+    var waiting: [UInt64: UnsafeContinuation<Void, Never>] = [:]
+    var lastID: UInt64 = 0
+
+    mutating func makeID() -> UInt64 {
+      lastID += 1
+      return lastID
+    }
   }
 
   /// Notes that a frame drained the run now.

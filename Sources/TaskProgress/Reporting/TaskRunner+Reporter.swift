@@ -164,7 +164,7 @@ extension TaskRunner {
     /// Reading walks the reporter's children; read it in tests, with a standalone reporter, rather
     /// than in a hot loop.
     public var progress: RunProgress {
-      node.readAnyway()
+      node.readAnyway().withMessage(node.signals.messages.read().text)
     }
 
     /// Reports that the work is under way but its size is unknown.
@@ -205,8 +205,8 @@ extension TaskRunner {
       if isCancelled { throw CancellationError() }
     }
 
-    /// Throws `CancellationError` if the run was cancelled, and gives other tasks a turn when
-    /// they need one.
+    /// Throws `CancellationError` if the run was cancelled, waits while the run is paused, and
+    /// gives other tasks a turn when they need one.
     ///
     /// Call it between steps of work that does not suspend by itself, instead of sprinkling
     /// `try Task.checkCancellation()` and `await Task.yield()` through the loop. Work that keeps
@@ -216,6 +216,10 @@ extension TaskRunner {
     /// from the run, and otherwise once every 10 ms across the run, so that other tasks get a
     /// turn. ``TaskRunner/start(priority:over:perform:)`` checks cancellation and yields between
     /// items for you.
+    ///
+    /// While the run is paused (``TaskRunner/pause()``), a checkpoint suspends until it resumes,
+    /// without holding a thread; it throws `CancellationError` if the run is cancelled or the
+    /// calling task is cancelled meanwhile.
     ///
     /// ```swift
     /// runner.start { reporter in
@@ -227,13 +231,44 @@ extension TaskRunner {
     /// }
     /// ```
     ///
-    /// A checkpoint costs a clock read and an atomic load when it does not yield.
+    /// A checkpoint costs a clock read and two atomic loads when it does not wait or yield.
     public func checkpoint() async throws(CancellationError) {
       try checkCancellation()
+      try await waitIfPaused()
       if node.signals.shouldYield() {
         await Task.yield()
         try checkCancellation()
       }
+    }
+
+    /// Waits while the run is paused; throws if the run or the calling task is cancelled then.
+    @inlinable
+    func waitIfPaused() async throws(CancellationError) {
+      guard node.signals.isPaused else { return }
+      await node.signals.waitWhilePaused()
+      if isCancelled || Task.isCancelled { throw CancellationError() }
+    }
+
+    /// Sets the status text a view shows beside the bar: the item or the stage under way.
+    ///
+    /// The run's state carries the latest message any of its reporters set, in
+    /// ``RunProgress/message``, and like counts it reaches observers at the next frame: a loop
+    /// may set it on every step. Setting the text the run shows already costs no lock (a few
+    /// atomic loads); a new text takes a lock once. `nil` clears the text.
+    ///
+    /// ```swift
+    /// runner.start { reporter in
+    ///   for (index, file) in files.enumerated() {
+    ///     reporter.report(message: "Hashing \(file.name)")
+    ///     try await hash(file)
+    ///     reporter.report(completed: index + 1, of: files.count)
+    ///   }
+    /// }
+    /// ```
+    ///
+    /// - Parameter message: The text, or `nil` for none.
+    public func report(message: String?) {
+      node.signals.messages.post(message)
     }
   }
 }

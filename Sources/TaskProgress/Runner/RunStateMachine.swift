@@ -13,7 +13,8 @@ struct RunID: Hashable, Sendable, CustomStringConvertible {
 /// The transition rules of ``TaskRunner``, as a plain value that tests drive without a main actor.
 ///
 /// The machine owns everything a run has: its identity, its task, the root of its reporters, the
-/// progress read from it last, and the callers of `run` waiting for it. Each event is a method that updates
+/// progress read from it last, whether it is paused, its timing, and the callers of `run` waiting
+/// for it. Each event is a method that updates
 /// the state and returns an action of its own, or `nil` when the event changes nothing; the
 /// runner only carries the action out (cancel a task, publish states, answer waiters).
 struct RunStateMachine: Sendable {
@@ -28,11 +29,22 @@ struct RunStateMachine: Sendable {
     var progress: RunProgress
     /// The callers of `run` waiting for this run to end.
     var waiters: [CheckedContinuation<RunState, Never>]
+    /// Whether the run is paused.
+    var isPaused = false
+    /// The version of the run's status text that ``progress`` shows.
+    var messageVersion: UInt64 = 0
+    /// How long the run has been active, and how fast it goes.
+    var timing: RunTiming
 
-    /// Cancels the operation's task and tells its reporters.
+    /// Cancels the operation's task and tells its reporters, waking those waiting while paused.
     func cancel() {
-      root.signals.cancelled.store(true, ordering: .relaxed)
+      root.signals.cancel()
       task.cancel()
+    }
+
+    /// The public state of the run: running or paused, with its progress.
+    var state: RunState {
+      isPaused ? .paused(progress) : .running(progress)
     }
   }
 
@@ -60,8 +72,8 @@ struct RunStateMachine: Sendable {
   private enum State: Sendable {
     /// Nothing has run yet, or the runner was reset.
     case idle
-    /// A run is active.
-    case running(ActiveRun)
+    /// A run is active: running or paused.
+    case active(ActiveRun)
     /// The last run's operation returned.
     case finished
     /// The last run's operation threw this error.
@@ -77,7 +89,7 @@ struct RunStateMachine: Sendable {
   var state: RunState {
     switch current {
     case .idle: .idle
-    case .running(let run): .running(run.progress)
+    case .active(let run): run.state
     case .finished: .finished
     case .failed(let error): .failed(error)
     case .cancelled: .cancelled
@@ -86,54 +98,104 @@ struct RunStateMachine: Sendable {
 
   /// The active run, or `nil` when nothing runs.
   var activeRun: ActiveRun? {
-    if case .running(let run) = current { run } else { nil }
+    if case .active(let run) = current { run } else { nil }
   }
 
-  /// Starts a run unless one is active.
+  /// Starts a run unless one is active (running or paused).
   ///
   /// - Parameters:
   ///   - waiter: A caller of `run` to answer when the run ends.
+  ///   - now: The time on the runner's clock, when the run's active time begins.
   ///   - launch: Makes the run's root reporter and starts its task, given the run's identity.
   /// - Returns: The new run's identity, or `nil` when a run is active and nothing changed.
   mutating func start(
     waiter: CheckedContinuation<RunState, Never>? = nil,
+    at now: Duration = .zero,
     launch: (RunID) -> (task: Task<Void, Never>, root: ProgressNode)
   ) -> RunID? {
-    if case .running = current { return nil }
+    if case .active = current { return nil }
     lastRunNumber += 1
     let id = RunID(rawValue: lastRunNumber)
     let (task, root) = launch(id)
-    current = .running(
-      ActiveRun(id: id, task: task, root: root, progress: .zero, waiters: waiter.map { [$0] } ?? [])
-    )
+    current = .active(
+      ActiveRun(
+        id: id, task: task, root: root, progress: .zero, waiters: waiter.map { [$0] } ?? [],
+        timing: RunTiming(startedAt: now)))
     return id
   }
 
-  /// Reads the active run's reporters; returns their progress if that is new.
+  /// Reads the active run's reporters and status text; returns the run's state if it changed.
   ///
-  /// - Parameter final: Whether the operation ended, so that its reporters are read even if a
-  ///   writer still races the reading (a consistent reading is skipped for a frame otherwise).
-  /// - Returns: The progress the state now shows, or `nil` when it did not change.
-  mutating func drainReports(final: Bool = false) -> RunProgress? {
-    guard case .running(var run) = current else { return nil }
+  /// - Parameters:
+  ///   - final: Whether the operation ended, so that its reporters are read even if a writer
+  ///     still races the reading (a consistent reading is skipped for a frame otherwise).
+  ///   - now: The time on the runner's clock, for the run's rate.
+  /// - Returns: The state the runner now shows, running or paused with the new progress, or
+  ///   `nil` when it did not change.
+  mutating func drainReports(final: Bool = false, at now: Duration = .zero) -> RunState? {
+    guard case .active(var run) = current else { return nil }
     run.root.signals.markDrained()
-    guard var progress = final ? run.root.readAnyway() : run.root.read() else { return nil }
-    progress = progress.keepingFraction(of: run.progress)
-    guard progress != run.progress else { return nil }
+    let counts = final ? run.root.readAnyway() : run.root.read()
+    let text = run.root.signals.messages.read(ifChangedSince: run.messageVersion)
+    guard counts != nil || text != nil else { return nil }
+    if let text {
+      run.messageVersion = text.version
+    }
+    let progress = (counts ?? run.progress)
+      .withMessage(text.map(\.text) ?? run.progress.message)
+      .keepingFraction(of: run.progress)
+    run.timing.record(progress, at: now)
+    guard progress != run.progress else {
+      current = .active(run)
+      return nil
+    }
     run.progress = progress
-    current = .running(run)
-    return progress
+    current = .active(run)
+    return run.state
+  }
+
+  /// Pauses the running run.
+  ///
+  /// - Parameter now: The time on the runner's clock, from which the run's rate stops counting.
+  /// - Returns: The paused state, or `nil` when no run is running (none, or paused already).
+  mutating func pause(at now: Duration = .zero) -> RunState? {
+    guard case .active(var run) = current, !run.isPaused else { return nil }
+    run.isPaused = true
+    run.timing.pause(at: now)
+    run.root.signals.setPaused(true)
+    current = .active(run)
+    return run.state
+  }
+
+  /// Resumes the paused run.
+  ///
+  /// - Parameter now: The time on the runner's clock, from which the run's rate counts again.
+  /// - Returns: The running state, or `nil` when no run is paused.
+  mutating func resume(at now: Duration = .zero) -> RunState? {
+    guard case .active(var run) = current, run.isPaused else { return nil }
+    run.isPaused = false
+    run.timing.resume(at: now)
+    run.root.signals.setPaused(false)
+    current = .active(run)
+    return run.state
+  }
+
+  /// The active run's speed and time remaining at `now`, or `nil` when no run is active.
+  func estimate(at now: Duration) -> RunTiming.Estimate? {
+    activeRun.map { $0.timing.estimate(for: $0.progress, at: now) }
   }
 
   /// The operation of `run` returned (`.success`) or threw.
   ///
   /// The last report the operation made before it ended is drained first, so that observers see
   /// how far it got before they see how it ended.
-  mutating func operationEnded(_ run: RunID, with result: Result<Void, any Error>) -> RunEnd? {
+  mutating func operationEnded(
+    _ run: RunID, with result: Result<Void, any Error>, at now: Duration = .zero
+  ) -> RunEnd? {
     guard let active = activeRun, active.id == run else { return nil }
     var states: [RunState] = []
-    if let progress = drainReports(final: true) {
-      states.append(.running(progress))
+    if let state = drainReports(final: true, at: now) {
+      states.append(state)
     }
     switch result {
     case .success:
@@ -158,7 +220,7 @@ struct RunStateMachine: Sendable {
     switch current {
     case .idle:
       return nil
-    case .running(let active):
+    case .active(let active):
       current = .idle
       return .endRunAndPublishIdle(
         RunEnd(
@@ -183,6 +245,6 @@ extension RunProgress {
       let completed = completedCount, let total = totalCount, total == previous.totalCount,
       completed >= previous.completedCount ?? 0, fraction < old, old - fraction < 1e-9
     else { return self }
-    return RunProgress(fractionCompleted: old, completed: completed, of: total)
+    return RunProgress(fractionCompleted: old, completed: completed, of: total, message: message)
   }
 }

@@ -2,7 +2,8 @@ extension TaskRunner {
   /// Starts performing `perform` on each item in order, off the main actor, unless a run is
   /// active; reports `i / count` after each item.
   ///
-  /// Cancellation is checked before each item. An empty collection finishes at once (the
+  /// Cancellation is checked before each item, and a paused run (``pause()``) waits there until
+  /// it resumes. An empty collection finishes at once (the
   /// hand-written `for index in 1...count` loop traps on it). A loop whose items never suspend
   /// still yields to other tasks every few milliseconds, so you never call `Task.yield()` yourself.
   ///
@@ -55,6 +56,7 @@ extension TaskRunner {
     var pacer = CooperativePacer()
     for item in items {
       try reporter.checkCancellation()
+      try await reporter.waitIfPaused()
       try await perform(item)
       completed += 1
       reporter.report(completed: completed, of: total)
@@ -72,7 +74,8 @@ extension TaskRunner {
   /// Items start in the collection's order and end in any order; each is performed once. The
   /// first error an item throws fails the run and cancels the items still in flight (which then
   /// ending with `CancellationError` leaves the run `.failed`), and no item starts after a failure
-  /// or a cancel. An empty collection finishes at once. A `maxConcurrency` below 1 means 1, which
+  /// or a cancel. A paused run (``pause()``) starts no item until it resumes; the items in flight
+  /// go on. An empty collection finishes at once. A `maxConcurrency` below 1 means 1, which
   /// is ``start(priority:over:perform:)``.
   ///
   /// ```swift
@@ -155,21 +158,25 @@ extension TaskRunner {
     try await withThrowingTaskGroup(of: Void.self) { group in
       var pending = items.makeIterator()
       var inFlight = 0
-      /// Starts the next item unless the run was cancelled or every item started.
-      func startNext() throws -> Bool {
+      /// Starts the next item, once the run is not paused, unless the run was cancelled or every
+      /// item started.
+      func startNext() async throws -> Bool {
         try reporter.checkCancellation()
         try Task.checkCancellation()
+        try await reporter.waitIfPaused()
         guard let item = pending.next() else { return false }
         group.addTask { try await perform(item) }
         inFlight += 1
         return true
       }
-      while inFlight < limit, try startNext() {}
+      while inFlight < limit, try await startNext() {}
       while inFlight > 0 {
         try await group.next()
         inFlight -= 1
         itemEnded()
-        _ = try startNext()
+        // While paused, the items in flight still end and count; the next starts on resume.
+        if reporter.node.signals.isPaused && inFlight > 0 { continue }
+        while inFlight < limit, try await startNext() {}
       }
     }
   }

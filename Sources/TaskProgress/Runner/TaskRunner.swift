@@ -52,6 +52,19 @@ public final class TaskRunner {
   @ObservationIgnored private var lastFrameTime: Duration?
   /// The task of the last run started; tests await it to know a cancelled run's task is over.
   @ObservationIgnored private(set) var lastRunTask: Task<Void, Never>?
+  /// The active run's speed and time remaining, as of the last frame.
+  @ObservationIgnored private var estimate = RunTiming.Estimate.unknown
+
+  /// What the counts of this runner's runs measure, for the views and renderers that format
+  /// them: items by default, or bytes.
+  ///
+  /// ```swift
+  /// runner.unit = .bytes
+  /// runner.start { reporter in
+  ///   reporter.report(completed: 1_200_000_000, of: 3_400_000_000)  // "1.2 GB / 3.4 GB"
+  /// }
+  /// ```
+  public var unit: ProgressUnit = .items
 
   /// The longest a report waits before observers see it; the runner's frame interval.
   public let updateInterval: Duration
@@ -108,9 +121,42 @@ public final class TaskRunner {
     return machine.state
   }
 
-  /// Whether an operation is running.
+  /// Whether an operation is running and not paused.
   public var isRunning: Bool {
     state.phase == .running
+  }
+
+  /// Whether a run is under way, running or paused: while it is, ``start(priority:_:)`` starts
+  /// nothing. Disable a start button with it.
+  public var isActive: Bool {
+    state.phase.isActive
+  }
+
+  /// Whether the run is paused.
+  public var isPaused: Bool {
+    state.phase == .paused
+  }
+
+  /// The active run's speed, in completed units per second, smoothed over the last seconds of
+  /// its progress; `nil` while the run reports no counts, has not reported enough to tell, or
+  /// no run is active.
+  ///
+  /// The runner estimates it from the progress its frames read, paused time left out, and
+  /// updates it on every frame: it decays while the work makes no progress. See
+  /// <doc:ShowingMoreThanABar> for the smoothing. Format it with ``unit``:
+  /// `runner.unit.format(throughput: rate)` gives `12.3 MB/s`.
+  public var throughput: Double? {
+    access(keyPath: \.throughput)
+    return estimate.throughput
+  }
+
+  /// The time the active run has left at its current ``throughput``; `nil` while the run has no
+  /// total, has not reported enough to tell, or no run is active.
+  ///
+  /// For a run that reports fractions rather than counts, the speed is that of its fraction.
+  public var estimatedTimeRemaining: Duration? {
+    access(keyPath: \.estimatedTimeRemaining)
+    return estimate.timeRemaining
   }
 
   /// The animated value a progress view draws, in `0...1`.
@@ -267,8 +313,9 @@ public final class TaskRunner {
     waiter: CheckedContinuation<RunState, Never>? = nil
   ) -> RunID? {
     let interval = updateInterval
+    let now = time()
     let started = transition { machine in
-      machine.start(waiter: waiter) { run in
+      machine.start(waiter: waiter, at: now) { run in
         let root = ProgressNode(signals: RunSignals(updateInterval: interval))
         // An unstructured task, not detached: it inherits the caller's priority and task-locals.
         // Its body is on the main actor; the operation, being `@concurrent`, runs off it.
@@ -288,8 +335,30 @@ public final class TaskRunner {
     }
     guard let started else { return nil }
     lastRunTask = machine.activeRun?.task
-    stateChanged(publishing: [machine.state], at: time())
+    stateChanged(publishing: [machine.state], at: now)
     return started
+  }
+
+  /// Pauses the running run: the state becomes `.paused` at once, and the work waits at its next
+  /// ``Reporter/checkpoint()``, or before its next item in the `over:` forms.
+  ///
+  /// Pausing is cooperative: work that never reaches a checkpoint goes on, and what it reports
+  /// still reaches observers, in `.paused` states. Paused time does not count in
+  /// ``throughput`` and ``estimatedTimeRemaining``. ``cancel()`` and ``reset()`` work while
+  /// paused, and an operation that ends while paused ends the run as it would while running.
+  /// Does nothing unless the state is `.running`.
+  public func pause() {
+    let now = time()
+    guard let paused = transition({ $0.pause(at: now) }) else { return }
+    stateChanged(publishing: [paused], at: now)
+  }
+
+  /// Resumes the paused run: the state becomes `.running` at once, and the work waiting at
+  /// checkpoints goes on. Does nothing unless the state is `.paused`.
+  public func resume() {
+    let now = time()
+    guard let running = transition({ $0.resume(at: now) }) else { return }
+    stateChanged(publishing: [running], at: now)
   }
 
   /// Cancels the active run.
@@ -318,7 +387,8 @@ public final class TaskRunner {
   // MARK: - Carrying out the state machine's actions
 
   private func operationEnded(_ run: RunID, with result: Result<Void, any Error>) {
-    endRun { $0.operationEnded(run, with: result) }
+    let now = time()
+    endRun { $0.operationEnded(run, with: result, at: now) }
   }
 
   private func cancel(_ run: RunID) {
@@ -348,6 +418,7 @@ public final class TaskRunner {
         animator.animate(to: target, at: now)
       }
     }
+    updateEstimate(at: now)
     if !registry.isEmpty {
       registry.publish(contentsOf: states.map { update(.stateChanged, state: $0, at: now) })
     }
@@ -362,6 +433,11 @@ public final class TaskRunner {
   }
 
   // MARK: - Frames
+
+  /// The signals of the active run's reporters, if a run is active: what tests watch.
+  var activeSignals: RunSignals? {
+    machine.activeRun?.root.signals
+  }
 
   /// Whether frames are needed: a run is active (its reports must be read) or the display moves.
   private func needsFrames(at now: Duration) -> Bool {
@@ -415,12 +491,29 @@ public final class TaskRunner {
     return value
   }
 
+  /// Computes the run's estimate for `now`, and tells Observation of what changed.
+  private func updateEstimate(at now: Duration) {
+    let new = machine.estimate(at: now) ?? .unknown
+    let old = estimate
+    estimate = new
+    if new.throughput != old.throughput {
+      withMutation(keyPath: \.throughput) {}
+    }
+    if new.timeRemaining != old.timeRemaining {
+      withMutation(keyPath: \.estimatedTimeRemaining) {}
+    }
+  }
+
   private func update(
     _ reason: ProgressUpdate.Reason, state: RunState? = nil, at now: Duration
   ) -> ProgressUpdate {
-    ProgressUpdate(
-      reason: reason, state: state ?? machine.state, displayedProgress: displayed(at: now),
-      time: now)
+    let state = state ?? machine.state
+    // A state of an ended run carries no estimate, even when published before the next frame.
+    let estimate = state.phase.isActive ? estimate : .unknown
+    return ProgressUpdate(
+      reason: reason, state: state, displayedProgress: displayed(at: now), time: now,
+      throughput: estimate.throughput, estimatedTimeRemaining: estimate.timeRemaining,
+      unit: unit)
   }
 }
 
@@ -428,8 +521,10 @@ extension TaskRunner: FrameClient {
   /// One frame: drain the reports, move the display, and say whether another frame is needed.
   func frame(at tickerTime: Duration) -> Bool {
     let now = time(tickerTime)
-    if let progress = transition({ $0.drainReports() }) {
-      stateChanged(publishing: [.running(progress)], at: now)
+    if let state = transition({ $0.drainReports(at: now) }) {
+      stateChanged(publishing: [state], at: now)
+    } else {
+      updateEstimate(at: now)
     }
     // While a run is active, renderers get every frame, so that an indeterminate bar, an ETA or a
     // throttled redraw can move even when the value does not.

@@ -5,13 +5,16 @@
 ///
 /// ```swift
 /// Button("Perform a Heavy Task") { runner.start(operation) }
-///   .disabled(runner.state.phase == .running)
+///   .disabled(runner.state.phase.isActive)
 /// ```
 public enum RunPhase: Hashable, Sendable, CaseIterable {
   /// Nothing has run yet, or the runner was reset.
   case idle
   /// An operation is running.
   case running
+  /// An operation is running but was asked to wait, with ``TaskRunner/pause()``, at its next
+  /// checkpoint or between items.
+  case paused
   /// The last operation returned normally.
   case finished
   /// The last operation threw an error other than `CancellationError`.
@@ -23,8 +26,14 @@ public enum RunPhase: Hashable, Sendable, CaseIterable {
   public var isTerminal: Bool {
     switch self {
     case .finished, .failed, .cancelled: true
-    case .idle, .running: false
+    case .idle, .running, .paused: false
     }
+  }
+
+  /// Whether a run is under way in this phase: running or paused. ``TaskRunner/start(priority:_:)``
+  /// starts nothing while it is.
+  public var isActive: Bool {
+    self == .running || self == .paused
   }
 }
 
@@ -34,6 +43,7 @@ extension RunPhase: CustomStringConvertible {
     switch self {
     case .idle: "idle"
     case .running: "running"
+    case .paused: "paused"
     case .finished: "finished"
     case .failed: "failed"
     case .cancelled: "cancelled"

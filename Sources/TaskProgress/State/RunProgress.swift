@@ -1,4 +1,5 @@
-/// How far a running operation has come: a fraction, optionally with the counts behind it.
+/// How far a running operation has come: a fraction, optionally with the counts behind it, and
+/// the status text its work gave last.
 ///
 /// A progress value is always valid: its fraction is `nil` (indeterminate) or within `0...1`,
 /// and its counts, when present, satisfy `0 <= completedCount <= totalCount`. The initializers
@@ -12,26 +13,41 @@ public struct RunProgress: Hashable, Sendable {
   public let completedCount: Int?
   /// The total number of units, when the work reported a total.
   public let totalCount: Int?
+  /// The text a view shows beside the bar, such as the item or the stage under way: the latest
+  /// that any reporter of the run set with ``TaskRunner/Reporter/report(message:)``, or `nil`
+  /// while none did or the latest was `nil`.
+  public let message: String?
 
   /// Creates a determinate progress from a fraction.
   ///
   /// The fraction is clamped to `0...1`; NaN becomes 0 and the infinities become 0 and 1.
-  public init(fractionCompleted: Double) {
+  ///
+  /// - Parameters:
+  ///   - fractionCompleted: The completed fraction.
+  ///   - message: The status text, as in ``message``.
+  public init(fractionCompleted: Double, message: String? = nil) {
     self.fractionCompleted = RunProgress.clampedFraction(fractionCompleted)
     self.completedCount = nil
     self.totalCount = nil
+    self.message = message
   }
 
   /// Creates a determinate progress from counts: `completed` of `total` units.
   ///
   /// A `total` of zero or less means the work is complete (fraction 1, counts `0/0`), and
   /// `completed` is clamped to `0...total`.
-  public init(completed: Int, of total: Int) {
+  ///
+  /// - Parameters:
+  ///   - completed: The units done.
+  ///   - total: The units in all.
+  ///   - message: The status text, as in ``message``.
+  public init(completed: Int, of total: Int, message: String? = nil) {
     let total = max(total, 0)
     let completed = min(max(completed, 0), total)
     self.completedCount = completed
     self.totalCount = total
     self.fractionCompleted = total == 0 ? 1 : Double(completed) / Double(total)
+    self.message = message
   }
 
   /// Creates a determinate progress whose fraction goes beyond its counts: `completed` of `total`
@@ -41,20 +57,28 @@ public struct RunProgress: Hashable, Sendable {
   /// finished included, and the fraction adds the unfinished children's fractions. Counts are
   /// clamped as in ``init(completed:of:)``, and the fraction to `0...1` (1 when `total` is zero
   /// or less).
-  public init(fractionCompleted: Double, completed: Int, of total: Int) {
+  ///
+  /// - Parameters:
+  ///   - fractionCompleted: The completed fraction, children under way included.
+  ///   - completed: The units done.
+  ///   - total: The units in all.
+  ///   - message: The status text, as in ``message``.
+  public init(fractionCompleted: Double, completed: Int, of total: Int, message: String? = nil) {
     let total = max(total, 0)
     self.completedCount = min(max(completed, 0), total)
     self.totalCount = total
     self.fractionCompleted = total == 0 ? 1 : RunProgress.clampedFraction(fractionCompleted)
+    self.message = message
   }
 
   /// Creates an indeterminate progress: work is under way but its size is unknown.
   ///
-  /// - Parameter completed: The units done so far, if the work counts them; negative counts
-  ///   become 0.
+  /// - Parameters:
+  ///   - completed: The units done so far, if the work counts them; negative counts become 0.
+  ///   - message: The status text, as in ``message``.
   /// - Returns: A progress whose fraction is `nil`.
-  public static func indeterminate(completed: Int? = nil) -> RunProgress {
-    RunProgress(indeterminateCompleted: completed.map { max($0, 0) })
+  public static func indeterminate(completed: Int? = nil, message: String? = nil) -> RunProgress {
+    RunProgress(indeterminateCompleted: completed.map { max($0, 0) }, message: message)
   }
 
   /// A determinate progress with nothing done yet.
@@ -63,10 +87,31 @@ public struct RunProgress: Hashable, Sendable {
   /// Whether the amount of work is unknown.
   public var isIndeterminate: Bool { fractionCompleted == nil }
 
-  private init(indeterminateCompleted completed: Int?) {
+  private init(indeterminateCompleted completed: Int?, message: String?) {
     self.fractionCompleted = nil
     self.completedCount = completed
     self.totalCount = nil
+    self.message = message
+  }
+
+  /// This progress with another status text.
+  ///
+  /// - Parameter message: The status text, as in ``message``.
+  /// - Returns: A progress with this one's fraction and counts, and `message`.
+  public func withMessage(_ message: String?) -> RunProgress {
+    RunProgress(
+      fractionCompleted: fractionCompleted, completedCount: completedCount,
+      totalCount: totalCount, message: message)
+  }
+
+  /// Every field as given, already valid.
+  private init(
+    fractionCompleted: Double?, completedCount: Int?, totalCount: Int?, message: String?
+  ) {
+    self.fractionCompleted = fractionCompleted
+    self.completedCount = completedCount
+    self.totalCount = totalCount
+    self.message = message
   }
 
   /// Clamps to `0...1`, maps NaN to 0 and turns `-0.0` into `0.0`.
@@ -93,11 +138,17 @@ extension RunProgress: ExpressibleByIntegerLiteral {
 
 extension RunProgress: CustomStringConvertible {
   /// A short form for logs and test failures, such as `42%`, `3/10`, `3/10, 45%` (unfinished
-  /// children beyond the counts) or `indeterminate`.
+  /// children beyond the counts) or `indeterminate`, followed by the message in quotes, if any:
+  /// `3/10 "Hashing b.jpg"`.
   public var description: String {
+    guard let message else { return countsDescription }
+    return "\(countsDescription) \"\(message)\""
+  }
+
+  private var countsDescription: String {
     switch (fractionCompleted, completedCount, totalCount) {
     case (.some(let fraction), .some(let completed), .some(let total)):
-      self == RunProgress(completed: completed, of: total)
+      fraction == RunProgress(completed: completed, of: total).fractionCompleted
         ? "\(completed)/\(total)" : "\(completed)/\(total), \(RunProgress.percent(fraction))"
     case (.some(let fraction), _, _):
       RunProgress.percent(fraction)
@@ -120,6 +171,7 @@ extension RunProgress: CustomDebugStringConvertible {
   public var debugDescription: String {
     "RunProgress(fractionCompleted: \(fractionCompleted.map { "\($0)" } ?? "nil"), "
       + "completedCount: \(completedCount.map { "\($0)" } ?? "nil"), "
-      + "totalCount: \(totalCount.map { "\($0)" } ?? "nil"))"
+      + "totalCount: \(totalCount.map { "\($0)" } ?? "nil"), "
+      + "message: \(message.map { String(reflecting: $0) } ?? "nil"))"
   }
 }

@@ -4,6 +4,7 @@ extension RunState: CustomStringConvertible {
     switch self {
     case .idle: "idle"
     case .running(let progress): "running(\(progress))"
+    case .paused(let progress): "paused(\(progress))"
     case .finished: "finished"
     case .failed(let error): "failed(\(error))"
     case .cancelled: "cancelled"
@@ -17,6 +18,7 @@ extension RunState: CustomDebugStringConvertible {
     switch self {
     case .idle, .finished, .cancelled: description
     case .running(let progress): "running(\(progress.debugDescription))"
+    case .paused(let progress): "paused(\(progress.debugDescription))"
     case .failed(let error): "failed(\(String(reflecting: error)))"
     }
   }

@@ -9,11 +9,11 @@ extension RunState: Equatable {
     switch (lhs, rhs) {
     case (.idle, .idle), (.finished, .finished), (.cancelled, .cancelled):
       true
-    case (.running(let lhs), .running(let rhs)):
+    case (.running(let lhs), .running(let rhs)), (.paused(let lhs), .paused(let rhs)):
       lhs == rhs
     case (.failed(let lhs), .failed(let rhs)):
       errorsAreEqual(lhs, rhs)
-    case (.idle, _), (.running, _), (.finished, _), (.failed, _), (.cancelled, _):
+    case (.idle, _), (.running, _), (.paused, _), (.finished, _), (.failed, _), (.cancelled, _):
       false
     }
   }

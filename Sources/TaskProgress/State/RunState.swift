@@ -2,10 +2,14 @@
 ///
 /// ```
 /// idle ──start──▶ running(progress) ──returns──▶ finished
-///                  │  ▲                ──throws──▶  failed(error)
-///                  │  └ report         ──cancel──▶  cancelled
-///                  └──────────────────────────────────┘ start again from any of them
+///                   │        ▲       ──throws───▶ failed(error)
+///             pause │        │ resume──cancel───▶ cancelled
+///                   ▼        │
+///                 paused(progress)   ends as running does
 /// ```
+///
+/// Reports change the progress of the running and paused states. A new run starts from any
+/// state but running and paused.
 ///
 /// States compare equal when their phases and payloads are equal; see
 /// ``RunState/==(_:_:)`` for how two errors compare.
@@ -14,6 +18,10 @@ public enum RunState: Sendable {
   case idle
   /// An operation is running; the payload is the latest progress it reported.
   case running(RunProgress)
+  /// An operation is running but was asked to wait at its next checkpoint; the payload is the
+  /// latest progress it reported, which goes on changing while work not yet at a checkpoint
+  /// reports.
+  case paused(RunProgress)
   /// The last operation returned normally.
   case finished
   /// The last operation threw this error.
@@ -26,6 +34,7 @@ public enum RunState: Sendable {
     switch self {
     case .idle: .idle
     case .running: .running
+    case .paused: .paused
     case .finished: .finished
     case .failed: .failed
     case .cancelled: .cancelled
@@ -35,18 +44,21 @@ public enum RunState: Sendable {
   /// The fraction a progress view shows for this state.
   ///
   /// `0` when idle, failed or cancelled, `1` when finished, and the reported fraction while
-  /// running: `nil` when the running work is indeterminate.
+  /// running or paused: `nil` when the work is indeterminate.
   public var fractionCompleted: Double? {
     switch self {
     case .idle, .failed, .cancelled: 0
-    case .running(let progress): progress.fractionCompleted
+    case .running(let progress), .paused(let progress): progress.fractionCompleted
     case .finished: 1
     }
   }
 
-  /// The progress reported by a running operation, or `nil` in every other phase.
+  /// The progress reported by a running or paused operation, or `nil` in every other phase.
   public var progress: RunProgress? {
-    if case .running(let progress) = self { progress } else { nil }
+    switch self {
+    case .running(let progress), .paused(let progress): progress
+    case .idle, .finished, .failed, .cancelled: nil
+    }
   }
 
   /// The error a failed operation threw, or `nil` in every other phase.

@@ -154,7 +154,7 @@ public final class LogFileRenderer: ProgressRenderer {
     let fraction =
       switch state.phase {
       case .failed, .cancelled: position?.fractionCompleted ?? 0
-      case .idle, .running, .finished: state.fractionCompleted
+      case .idle, .running, .paused, .finished: state.fractionCompleted
       }
     let line = LogLine(
       time: wallClock(), label: label, phase: state.phase, fraction: fraction,

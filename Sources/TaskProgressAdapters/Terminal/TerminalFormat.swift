@@ -58,7 +58,7 @@ enum TerminalFormat {
   static func percent(_ progress: RunProgress) -> String? {
     guard let fraction = progress.fractionCompleted else { return nil }
     if let completed = progress.completedCount, let total = progress.totalCount,
-      progress == RunProgress(completed: completed, of: total)
+      fraction == RunProgress(completed: completed, of: total).fractionCompleted
     {
       return percent(completed: completed, of: total)
     }

@@ -88,7 +88,7 @@ public final class TerminalRenderer: ProgressRenderer {
   /// Draws one update from the runner.
   public func render(_ update: ProgressUpdate) {
     switch (update.reason, update.state) {
-    case (.stateChanged, .running(let progress)):
+    case (.stateChanged, .running(let progress)), (.stateChanged, .paused(let progress)):
       if run == nil {
         begin(at: update.time, progress: progress)
       }
@@ -101,7 +101,7 @@ public final class TerminalRenderer: ProgressRenderer {
       } else {
         writePlainStep(progress)
       }
-    case (.frame, .running):
+    case (.frame, .running), (.frame, .paused):
       if output.capabilities.isInteractive {
         drawBar(update, force: false)
       }

@@ -52,7 +52,8 @@ struct StateRecorderTests {
       guard let mismatch = error as? StateRecorder.Mismatch else { return false }
       return mismatch.differingRows == [2]
         && mismatch.description.contains(
-          "✗   2  running(RunProgress(fractionCompleted: 0.3, completedCount: nil, totalCount: nil))"
+          "✗   2  running(RunProgress(fractionCompleted: 0.3, completedCount: nil, totalCount: nil, "
+            + "message: nil))"
             + "  running(RunProgress(fractionCompleted: 0.30000000000000004,")
         && mismatch.description.contains("    1  running(0%)")
     }

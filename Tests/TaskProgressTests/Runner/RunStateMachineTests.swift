@@ -9,14 +9,14 @@ struct RunStateMachineTests {
   enum EventKind: CaseIterable {
     case start, reportNew, reportSame, reportStale, returned, returnedStale, threw,
       threwCancellation
-    case threwStale, cancel, reset
+    case threwStale, cancel, reset, pause, resume
   }
 
   /// The outcome of an event, with the run it names: the current one (`current`), a new one
   /// (`next`), or none.
   enum Outcome: Equatable {
     case none, rejectStart, launchNext, publishProgress, endCurrent, cancelCurrent
-    case cancelCurrentAndReset, publishReset
+    case cancelCurrentAndReset, publishReset, publishPaused, publishResumed
     /// An action that names a run other than the one expected.
     case wrongRun
   }
@@ -56,6 +56,7 @@ struct RunStateMachineTests {
       _ = fixture.machine.operationEnded(run, with: .success(()))
       _ = fixture.machine.reset()
     case .running: break
+    case .paused: _ = fixture.machine.pause()
     case .finished: _ = fixture.machine.operationEnded(run, with: .success(()))
     case .failed: _ = fixture.machine.operationEnded(run, with: .failure(TestError()))
     case .cancelled: _ = fixture.machine.cancel()
@@ -98,6 +99,8 @@ struct RunStateMachineTests {
       case .publishIdle: return .publishReset
       case .endRunAndPublishIdle(let end): return ended(end)
       }
+    case .pause: return fixture.machine.pause() == nil ? .none : .publishPaused
+    case .resume: return fixture.machine.resume() == nil ? .none : .publishResumed
     }
   }
 
@@ -109,6 +112,7 @@ struct RunStateMachineTests {
       .returned: (.none, .idle), .returnedStale: (.none, .idle),
       .threw: (.none, .idle), .threwCancellation: (.none, .idle), .threwStale: (.none, .idle),
       .cancel: (.none, .idle), .reset: (.none, .idle),
+      .pause: (.none, .idle), .resume: (.none, .idle),
     ],
     .running: [
       .start: (.rejectStart, .running(0)),
@@ -118,6 +122,17 @@ struct RunStateMachineTests {
       .threw: (.endCurrent, .failed(TestError())), .threwCancellation: (.endCurrent, .cancelled),
       .threwStale: (.none, .running(0)),
       .cancel: (.cancelCurrent, .cancelled), .reset: (.cancelCurrentAndReset, .idle),
+      .pause: (.publishPaused, .paused(0)), .resume: (.none, .running(0)),
+    ],
+    .paused: [
+      .start: (.rejectStart, .paused(0)),
+      .reportNew: (.publishProgress, .paused(0.75)), .reportSame: (.none, .paused(0)),
+      .reportStale: (.none, .paused(0)),
+      .returned: (.endCurrent, .finished), .returnedStale: (.none, .paused(0)),
+      .threw: (.endCurrent, .failed(TestError())), .threwCancellation: (.endCurrent, .cancelled),
+      .threwStale: (.none, .paused(0)),
+      .cancel: (.cancelCurrent, .cancelled), .reset: (.cancelCurrentAndReset, .idle),
+      .pause: (.none, .paused(0)), .resume: (.publishResumed, .running(0)),
     ],
     .finished: terminalRow(.finished),
     .failed: terminalRow(.failed(TestError())),
@@ -131,6 +146,7 @@ struct RunStateMachineTests {
       .returned: (.none, state), .returnedStale: (.none, state),
       .threw: (.none, state), .threwCancellation: (.none, state), .threwStale: (.none, state),
       .cancel: (.none, state), .reset: (.publishReset, .idle),
+      .pause: (.none, state), .resume: (.none, state),
     ]
   }
 
@@ -148,7 +164,7 @@ struct RunStateMachineTests {
     let (expectedOutcome, expectedState) = try #require(Self.table[phase]?[kind])
     #expect(Self.apply(kind, to: &fixture) == expectedOutcome)
     #expect(fixture.machine.state == expectedState)
-    #expect((fixture.machine.activeRun != nil) == (fixture.machine.state.phase == .running))
+    #expect((fixture.machine.activeRun != nil) == fixture.machine.state.phase.isActive)
   }
 
   @Test func runsAreNumberedAndOnlyTheActiveOneCounts() {
@@ -170,7 +186,7 @@ struct RunStateMachineTests {
     var fixture = Fixture()
     let run = fixture.start()!
     fixture.report(0.25, into: run)
-    #expect(fixture.machine.drainReports() == 0.25)
+    #expect(fixture.machine.drainReports() == .running(0.25))
     fixture.report(0.58, into: run)
     let end = fixture.machine.operationEnded(run, with: .failure(TestError()))
     #expect(end?.states == [.running(0.58), .failed(TestError())])
@@ -182,7 +198,7 @@ struct RunStateMachineTests {
     var fixture = Fixture()
     let run = fixture.start()!
     fixture.report(1, into: run)
-    #expect(fixture.machine.drainReports() == 1)
+    #expect(fixture.machine.drainReports() == .running(1))
     #expect(fixture.machine.operationEnded(run, with: .success(()))?.states == [.finished])
   }
 

@@ -28,6 +28,8 @@ struct TaskRunnerModelTests {
     var activeRun: Run?
     /// The latest report of the active run that no frame has delivered yet.
     var pending: RunProgress?
+    /// The latest message of the active run, which frames deliver with its progress.
+    var message: String?
     var histories: [Int: [RunState]] = [:]
     /// The observers whose tokens are alive; the others' histories stay as they are.
     var liveObservers: Set<Int> = []
@@ -49,20 +51,32 @@ struct TaskRunnerModelTests {
       pending = progress
     }
 
-    /// One update interval passes: the latest report, if new, reaches everyone.
+    /// One update interval passes: the latest report and message, if new, reach everyone, in a
+    /// state of the run's phase, running or paused.
     mutating func frame() {
-      guard let progress = pending, case .running(let current) = state else { return }
+      guard activeRun != nil, let current = state.progress else { return }
+      let progress = (pending ?? current).withMessage(message)
       pending = nil
       if progress != current {
-        publish(.running(progress))
+        publish(state.phase == .paused ? .paused(progress) : .running(progress))
       }
+    }
+
+    mutating func pause() {
+      guard activeRun != nil, case .running(let progress) = state else { return }
+      publish(.paused(progress))
+    }
+
+    mutating func resume() {
+      guard activeRun != nil, case .paused(let progress) = state else { return }
+      publish(.running(progress))
     }
 
     /// The active run ends by itself: its last report, if new, reaches everyone before the end.
     mutating func end(with newState: RunState) {
       guard activeRun != nil else { return }
-      activeRun = nil
       frame()
+      activeRun = nil
       publish(newState)
     }
 
@@ -76,7 +90,7 @@ struct TaskRunnerModelTests {
     mutating func reset() {
       switch state.phase {
       case .idle: return
-      case .running:
+      case .running, .paused:
         cancel()
         publish(.idle)
       case .finished, .failed, .cancelled:
@@ -92,6 +106,7 @@ struct TaskRunnerModelTests {
     case reportFraction(Double)
     case reportCounts(Int, Int)
     case reportIndeterminate(Int?)
+    case reportMessage(String?)
     case finish
     case fail(String)
     case throwCancellation
@@ -100,6 +115,8 @@ struct TaskRunnerModelTests {
     case staleFail
     case cancel
     case reset
+    case pause
+    case resume
     case observe
     case cancelToken
     case releaseToken
@@ -113,6 +130,7 @@ struct TaskRunnerModelTests {
       case .reportCounts(let completed, let total): "report(\(completed) of \(total))"
       case .reportIndeterminate(let completed):
         "reportIndeterminate(\(String(describing: completed)))"
+      case .reportMessage(let message): "report(message: \(String(describing: message)))"
       case .finish: "operation returns"
       case .fail(let message): "operation throws \(message)"
       case .throwCancellation: "operation throws CancellationError"
@@ -121,6 +139,8 @@ struct TaskRunnerModelTests {
       case .staleFail: "a cancelled run throws"
       case .cancel: "cancel()"
       case .reset: "reset()"
+      case .pause: "pause()"
+      case .resume: "resume()"
       case .observe: "observe"
       case .cancelToken: "cancel a token"
       case .releaseToken: "release a token"
@@ -135,7 +155,11 @@ struct TaskRunnerModelTests {
         (1, 4), (3, 4), (4, 4), (-1, 4), (9, 4), (5, 0), (5, -2), (Int.min, 10), (Int.max, 10),
         (7, Int.max), (Int.max, Int.max), (2, 1 << 40),
       ]
-      switch random.next(below: 100) {
+      let messages: [String?] = [nil, "", "Hashing a.jpg", "a longer message, beyond fifteen bytes"]
+      switch random.next(below: 110) {
+      case 100..<104: return .reportMessage(messages[random.next(below: messages.count)])
+      case 104..<107: return .pause
+      case 107..<110: return .resume
       case 0..<10: return .start
       case 10..<24: return .reportFraction(fractions[random.next(below: fractions.count)])
       case 24..<32:
@@ -154,7 +178,8 @@ struct TaskRunnerModelTests {
       case 70..<74: return .cancelToken
       case 74..<76: return .releaseToken
       case 76..<96: return .advanceFrame
-      default: return .advancePartly(.milliseconds(random.next(below: 16) + 1))
+      case 96..<100: return .advancePartly(.milliseconds(random.next(below: 16) + 1))
+      default: return .advanceFrame
       }
     }
   }
@@ -209,6 +234,7 @@ struct TaskRunnerModelTests {
           model.runs += 1
           model.activeRun = Model.Run(number: model.runs, script: script)
           model.pending = nil
+          model.message = nil
           model.publish(.running(.zero))
         } else if model.activeRun == nil {
           return "seed \(seed): start refused while the model is \(model.state)"
@@ -225,6 +251,16 @@ struct TaskRunnerModelTests {
         guard let run = model.activeRun else { continue }
         await run.script.send(.reportIndeterminate(completed))
         model.report(.indeterminate(completed: completed))
+      case .reportMessage(let message):
+        guard let run = model.activeRun else { continue }
+        await run.script.send(.reportMessage(message))
+        model.message = message
+      case .pause:
+        runner.pause()
+        model.pause()
+      case .resume:
+        runner.resume()
+        model.resume()
       case .finish:
         guard let run = model.activeRun else { continue }
         await run.script.send(.finish)
@@ -274,7 +310,9 @@ struct TaskRunnerModelTests {
         model.frame()
       case .advancePartly(let duration):
         // Only when no report waits, since a frame may or may not fall within the step.
-        guard model.pending == nil else { continue }
+        guard model.pending == nil,
+          model.activeRun == nil || model.message == model.state.progress?.message
+        else { continue }
         clock.advance(by: duration)
       }
       if let problem = check(event) { return problem }

@@ -12,7 +12,7 @@ struct RunPhaseTests {
   @Test func descriptionIsTheCaseName() {
     #expect(
       RunPhase.allCases.map(\.description) == [
-        "idle", "running", "finished", "failed", "cancelled",
+        "idle", "running", "paused", "finished", "failed", "cancelled",
       ])
   }
 }

@@ -13,6 +13,7 @@ final class OperationScript: Sendable {
     case report(Double)
     case reportCounts(Int, Int)
     case reportIndeterminate(Int?)
+    case reportMessage(String?)
     case finish
     case fail(String)
     case throwCancellation
@@ -36,6 +37,7 @@ final class OperationScript: Sendable {
         case .reportCounts(let completed, let total):
           reporter.report(completed: completed, of: total)
         case .reportIndeterminate(let completed): reporter.reportIndeterminate(completed: completed)
+        case .reportMessage(let message): reporter.report(message: message)
         case .finish: return
         case .fail(let message): throw TestError(message: message)
         case .throwCancellation: throw CancellationError()

@@ -1,0 +1,106 @@
+/// How long a run has been active, paused time left out, and how fast its progress goes.
+///
+/// The runner's frames record the run's progress as they read it; the rate is that of the run's
+/// *position*: its completed units (children under way counted by their share), or its fraction
+/// when it reports no counts. A change of kind, from a fraction to counts or back, starts the
+/// estimate again.
+struct RunTiming: Sendable {
+  /// A run's speed and the time it has left.
+  struct Estimate: Hashable, Sendable {
+    /// Completed units per second, when the run reports counts and the estimator has enough
+    /// samples.
+    var throughput: Double?
+    /// The time the run has left at its current speed, when it has a total.
+    var timeRemaining: Duration?
+
+    /// Nothing known.
+    static let unknown = Estimate(throughput: nil, timeRemaining: nil)
+  }
+
+  /// What a position measures.
+  private enum Kind: Equatable {
+    /// Completed units.
+    case counts
+    /// The fraction of the whole.
+    case fraction
+  }
+
+  /// The time on the runner's clock when the run started.
+  private let started: Duration
+  /// The paused time before the current pause, if any.
+  private var pausedBefore: Duration = .zero
+  /// When the current pause began.
+  private var pausedSince: Duration?
+  /// What the estimator's positions measure; `nil` until the run reports progress.
+  private var kind: Kind?
+  private var estimator: ThroughputEstimator
+
+  /// Starts timing a run at `now`.
+  init(startedAt now: Duration) {
+    started = now
+    estimator = ThroughputEstimator(start: .zero)
+  }
+
+  /// The time the run has been active at `now`: since it started, its pauses left out.
+  func activeTime(at now: Duration) -> Duration {
+    let end = pausedSince ?? now
+    return max(end - started - pausedBefore, .zero)
+  }
+
+  /// Stops the active time at `now`.
+  mutating func pause(at now: Duration) {
+    guard pausedSince == nil else { return }
+    pausedSince = max(now, started)
+  }
+
+  /// Lets the active time run again from `now`.
+  mutating func resume(at now: Duration) {
+    guard let since = pausedSince else { return }
+    pausedBefore += max(now - since, .zero)
+    pausedSince = nil
+  }
+
+  /// Records the run's progress at `now`.
+  mutating func record(_ progress: RunProgress, at now: Duration) {
+    guard let (kind, position, _) = RunTiming.position(of: progress) else { return }
+    let time = activeTime(at: now)
+    if self.kind == nil {
+      // The run began at position 0: its first report measures the time since it started.
+      self.kind = kind
+    } else if self.kind != kind {
+      self.kind = kind
+      estimator.reset(at: time, position: position)
+      return
+    }
+    estimator.record(position, at: time)
+  }
+
+  /// The run's speed and time remaining at `now`, for its latest progress.
+  func estimate(for progress: RunProgress, at now: Duration) -> Estimate {
+    guard let (kind, _, remaining) = RunTiming.position(of: progress), kind == self.kind else {
+      return .unknown
+    }
+    let time = activeTime(at: now)
+    guard let rate = estimator.rate(at: time) else { return .unknown }
+    return Estimate(
+      throughput: kind == .counts ? rate : nil,
+      timeRemaining: remaining.flatMap { estimator.timeRemaining(for: $0, at: time) })
+  }
+
+  /// What a progress measures, where it is, and what is left, if it has a total.
+  private static func position(of progress: RunProgress) -> (Kind, Double, Double?)? {
+    switch (progress.fractionCompleted, progress.completedCount, progress.totalCount) {
+    case (.some(let fraction), .some(let completed), .some(let total)):
+      // Units done, children under way counted by their share, exact while there are none.
+      let exact = fraction == RunProgress(completed: completed, of: total).fractionCompleted
+      let position = exact ? Double(completed) : fraction * Double(total)
+      return (.counts, position, max(Double(total) - position, 0))
+    case (nil, .some(let completed), _):
+      return (.counts, Double(completed), nil)
+    case (.some(let fraction), _, _):
+      return (.fraction, fraction, 1 - fraction)
+    case (nil, nil, _):
+      return nil
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import Observation
+import TaskProgressTestSupport
+import Testing
+
+@testable import TaskProgress
+
+@MainActor
+@Suite("Task runner estimates", .timeLimit(.minutes(1)))
+struct TaskRunnerEstimateTests {
+  /// Reports `perStep` more units every `step` on a manual clock, `steps` times: each report at
+  /// the end of its step, drained by the frame at that instant, so that the samples are exactly
+  /// `step` apart and the estimate is read at the last one.
+  private func reportSteadily(
+    _ run: HeldRun, on harness: Harness, from start: Int = 0, perStep: Int, total: Int?,
+    step: Duration, steps: Int
+  ) {
+    for index in 1...steps {
+      harness.clock.advance(by: step - frame)
+      let completed = start + index * perStep
+      if let total {
+        run.reporter.report(completed: completed, of: total)
+      } else {
+        run.reporter.reportIndeterminate(completed: completed)
+      }
+      harness.clock.advance(by: frame)
+    }
+  }
+
+  @Test(arguments: [1.0, 10, 1e3, 1e6, 1e9, 1e12])
+  func aConstantRateIsRecovered(rate: Double) async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    // Whole units per step: a step of a second for slow rates, a frame for fast ones.
+    let step: Duration = rate < 60 ? .seconds(1) : frame
+    let perStep = Int((rate * TaskRunnerEstimateTests.seconds(step)).rounded())
+    let measured = Double(perStep) / TaskRunnerEstimateTests.seconds(step)
+    let total = perStep * 1_000
+    reportSteadily(run, on: harness, perStep: perStep, total: total, step: step, steps: 100)
+    let throughput = try #require(harness.runner.throughput)
+    #expect(abs(throughput - measured) / measured < 1e-6)
+    let remaining = try #require(harness.runner.estimatedTimeRemaining)
+    let expected = Double(total - 100 * perStep) / measured
+    #expect(abs(TaskRunnerEstimateTests.seconds(remaining) - expected) / expected < 1e-6)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+    #expect(harness.runner.throughput == nil)
+    #expect(harness.runner.estimatedTimeRemaining == nil)
+  }
+
+  @Test func nothingIsSaidUntilThreeSamples() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    #expect(harness.runner.throughput == nil)
+    reportSteadily(run, on: harness, perStep: 10, total: 1_000, step: frame, steps: 2)
+    #expect(harness.runner.throughput == nil)
+    #expect(harness.runner.estimatedTimeRemaining == nil)
+    reportSteadily(run, on: harness, from: 20, perStep: 10, total: 1_000, step: frame, steps: 1)
+    #expect(harness.runner.throughput != nil)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
+
+  @Test func aStallDecaysTheRateFrameByFrame() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    reportSteadily(run, on: harness, perStep: 100, total: 1_000_000, step: frame, steps: 600)
+    let steady = try #require(harness.runner.throughput)
+    var previous = steady
+    for _ in 0..<15 {
+      harness.clock.advance(by: .seconds(1))
+      let now = try #require(harness.runner.throughput)
+      #expect(now < previous)
+      previous = now
+    }
+    // After 15 s without progress, the samples weigh 0.1: w(2 - w) = 0.19 of the rate for a run
+    // that had gone on for ever; the estimator's formula gives 0.15394 for these 10 s of samples.
+    #expect(abs(previous / steady - 0.153_937) < 1e-5)
+    run.reporter.report(completed: 60_100, of: 1_000_000)
+    harness.clock.advance(by: frame)
+    #expect(try #require(harness.runner.throughput) > previous)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
+
+  @Test func pausedTimeDoesNotCount() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    reportSteadily(run, on: harness, perStep: 50, total: 100_000, step: frame, steps: 120)
+    let before = try #require(harness.runner.throughput)
+    let remainingBefore = try #require(harness.runner.estimatedTimeRemaining)
+    harness.runner.pause()
+    harness.clock.advance(by: .seconds(600))
+    #expect(harness.runner.throughput == before, "no decay while paused")
+    #expect(harness.runner.estimatedTimeRemaining == remainingBefore)
+    harness.runner.resume()
+    reportSteadily(run, on: harness, from: 6_000, perStep: 50, total: 100_000, step: frame, steps: 60)
+    let after = try #require(harness.runner.throughput)
+    #expect(abs(after - 3_000) / 3_000 < 1e-6, "still 50 units a frame, the pause left out")
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
+
+  @Test func withoutATotalThereIsARateButNoTimeRemaining() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    reportSteadily(run, on: harness, perStep: 7, total: nil, step: frame, steps: 30)
+    #expect(abs(try #require(harness.runner.throughput) - 420) / 420 < 1e-6)
+    #expect(harness.runner.estimatedTimeRemaining == nil)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
+
+  @Test func aRunOfFractionsHasATimeRemainingButNoThroughput() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    for index in 1...30 {
+      harness.clock.advance(by: .seconds(1) - frame)
+      run.reporter.report(fractionCompleted: Double(index) / 100)
+      harness.clock.advance(by: frame)
+    }
+    #expect(harness.runner.throughput == nil)
+    let remaining = try #require(harness.runner.estimatedTimeRemaining)
+    #expect(abs(TaskRunnerEstimateTests.seconds(remaining) - 70) < 1e-6)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
+
+  @Test func renderersGetTheEstimateAndTheUnitInEveryUpdate() async throws {
+    let harness = Harness()
+    harness.runner.unit = .bytes
+    let renderer = UpdateLog()
+    harness.runner.attach(renderer)
+    let run = await HeldRun.start(on: harness.runner)
+    reportSteadily(run, on: harness, perStep: 1_000, total: 1_000_000, step: frame, steps: 10)
+    let last = try #require(renderer.updates.last)
+    #expect(last.unit == .bytes)
+    #expect(last.throughput == harness.runner.throughput)
+    #expect(last.estimatedTimeRemaining == harness.runner.estimatedTimeRemaining)
+    #expect(last.throughput != nil)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+    let end = try #require(renderer.updates.last)
+    #expect(end.state == .finished && end.throughput == nil && end.estimatedTimeRemaining == nil)
+  }
+
+  @Test func observationHearsOfTheEstimateChanging() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    reportSteadily(run, on: harness, perStep: 10, total: 10_000, step: frame, steps: 5)
+    let changed = Latch()
+    withObservationTracking {
+      _ = harness.runner.throughput
+    } onChange: {
+      changed.open()
+    }
+    harness.clock.advance(by: .seconds(1))
+    #expect(changed.isOpen, "the rate decays while no progress is made")
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
+
+  static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+  }
+}
+
+/// A renderer that keeps every update.
+@MainActor
+private final class UpdateLog: ProgressRenderer {
+  var updates: [ProgressUpdate] = []
+
+  func render(_ update: ProgressUpdate) {
+    updates.append(update)
+  }
+}

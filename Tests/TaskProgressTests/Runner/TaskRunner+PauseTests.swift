@@ -1,0 +1,267 @@
+import TaskProgressTestSupport
+import Testing
+
+@testable import TaskProgress
+
+@MainActor
+@Suite("Task runner pausing", .timeLimit(.minutes(1)))
+struct TaskRunnerPauseTests {
+  @Test func pauseAndResumeChangeThePhaseAtOnceAndKeepTheProgress() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    run.reporter.report(completed: 1, of: 4)
+    harness.clock.advance(by: frame)
+    harness.runner.pause()
+    #expect(harness.runner.state == .paused(RunProgress(completed: 1, of: 4)))
+    #expect(harness.runner.isPaused && harness.runner.isActive && !harness.runner.isRunning)
+    harness.runner.resume()
+    #expect(harness.runner.state == .running(RunProgress(completed: 1, of: 4)))
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+    try harness.recorder.expectStates([
+      .idle, .running(0), .running(RunProgress(completed: 1, of: 4)),
+      .paused(RunProgress(completed: 1, of: 4)), .running(RunProgress(completed: 1, of: 4)),
+      .finished,
+    ])
+  }
+
+  @Test(arguments: [RunPhase.idle, .finished, .failed, .cancelled])
+  func pauseAndResumeDoNothingOutsideARun(phase: RunPhase) async throws {
+    let harness = Harness()
+    await harness.drive(to: phase)
+    let before = harness.recorder.states
+    harness.runner.pause()
+    harness.runner.resume()
+    #expect(harness.recorder.states == before)
+    #expect(harness.runner.state.phase == phase)
+  }
+
+  @Test func pausingTwiceAndResumingARunningRunChangeNothing() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    harness.runner.resume()
+    harness.runner.pause()
+    harness.runner.pause()
+    harness.runner.resume()
+    harness.runner.resume()
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+    try harness.recorder.expectPhases([.idle, .running, .paused, .running, .finished])
+  }
+
+  @Test func aCheckpointWaitsWhilePausedAndGoesOnWhenResumed() async throws {
+    let harness = Harness()
+    let passed = Latch()
+    let run = await HeldRun.start(on: harness.runner)
+    harness.runner.pause()
+    let reporter = run.reporter
+    let worker = Task.detached {
+      try await reporter.checkpoint()
+      passed.open()
+    }
+    await run.waitForPausedTasks(1)
+    #expect(!passed.isOpen)
+    harness.runner.resume()
+    try await worker.value
+    #expect(passed.isOpen)
+    #expect(run.signals.waitingTaskCount == 0)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
+
+  @Test func reportsMadeWhilePausedReachObserversAsPausedStates() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    harness.runner.pause()
+    run.reporter.report(completed: 2, of: 4)
+    run.reporter.report(message: "still going")
+    harness.clock.advance(by: frame)
+    #expect(
+      harness.runner.state == .paused(RunProgress(completed: 2, of: 4, message: "still going")))
+    run.reporter.report(completed: 3, of: 4)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+    // The last report before the end arrives, still paused, before the end.
+    try harness.recorder.expectStates([
+      .idle, .running(0), .paused(0),
+      .paused(RunProgress(completed: 2, of: 4, message: "still going")),
+      .paused(RunProgress(completed: 3, of: 4, message: "still going")), .finished,
+    ])
+  }
+
+  @Test func startWhilePausedStartsNothing() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    harness.runner.pause()
+    let called = Latch()
+    #expect(!harness.runner.start { _ in called.open() })
+    #expect(await harness.runner.run { _ in called.open() } == .paused(0))
+    #expect(harness.runner.state == .paused(0))
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+    #expect(!called.isOpen)
+  }
+
+  @Test func cancellingAPausedRunWakesItsCheckpointsWithCancellation() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    harness.runner.pause()
+    let reporter = run.reporter
+    let worker = Task.detached { () async -> Bool in
+      do {
+        try await reporter.checkpoint()
+        return false
+      } catch {
+        return true
+      }
+    }
+    await run.waitForPausedTasks(1)
+    harness.runner.cancel()
+    #expect(await worker.value, "the checkpoint throws CancellationError")
+    try harness.recorder.expectStates([.idle, .running(0), .paused(0), .cancelled])
+    run.proceed.open()
+  }
+
+  @Test func resettingAPausedRunCancelsItThenGoesIdle() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    harness.runner.pause()
+    harness.runner.reset()
+    try harness.recorder.expectStates([.idle, .running(0), .paused(0), .cancelled, .idle])
+    #expect(run.reporter.isCancelled)
+    run.proceed.open()
+  }
+
+  @Test func aCancelledTaskStopsWaitingAtACheckpointWhileTheRunStaysPaused() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    harness.runner.pause()
+    let reporter = run.reporter
+    let worker = Task.detached { () async -> Bool in
+      do {
+        try await reporter.checkpoint()
+        return false
+      } catch {
+        return error is CancellationError
+      }
+    }
+    await run.waitForPausedTasks(1)
+    worker.cancel()
+    #expect(await worker.value)
+    #expect(harness.runner.state == .paused(0))
+    #expect(run.signals.waitingTaskCount == 0)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+  }
+
+  @Test func cancellingTheCallerOfRunWhilePausedCancelsTheRun() async throws {
+    let harness = Harness()
+    let reached = Latch()
+    let caller = Task {
+      await harness.runner.run { reporter in
+        reached.open()
+        while true {
+          try await reporter.checkpoint()
+          await Task.yield()
+        }
+      }
+    }
+    await reached.wait()
+    harness.runner.pause()
+    caller.cancel()
+    #expect(await caller.value == .cancelled)
+    try harness.recorder.expectStates([.idle, .running(0), .paused(0), .cancelled])
+  }
+
+  @Test(arguments: [RunPhase.finished, .failed, .cancelled])
+  func anOperationThatEndsWhilePausedEndsTheRun(phase: RunPhase) async throws {
+    let harness = Harness()
+    let run = Latch()
+    harness.runner.start { reporter in
+      await run.wait()
+      reporter.report(completed: 3, of: 4)
+      switch phase {
+      case .failed: throw TestError()
+      case .cancelled: throw CancellationError()
+      default: return
+      }
+    }
+    harness.runner.pause()
+    run.open()
+    await harness.recorder.waitForTerminalState()
+    let end: RunState =
+      switch phase {
+      case .failed: .failed(TestError())
+      case .cancelled: .cancelled
+      default: .finished
+      }
+    try harness.recorder.expectStates([
+      .idle, .running(0), .paused(0), .paused(RunProgress(completed: 3, of: 4)), end,
+    ])
+  }
+
+  @Test func theOverLoopWaitsBetweenItemsWhilePaused() async throws {
+    let harness = Harness()
+    let started = (0..<3).map { _ in Latch() }
+    let proceed = (0..<3).map { _ in Latch() }
+    harness.runner.start(over: 0..<3) { item in
+      started[item].open()
+      await proceed[item].wait()
+    }
+    await started[0].wait()
+    harness.runner.pause()
+    proceed[0].open()
+    let signals = try await pausedSignals(of: harness.runner)
+    #expect(!started[1].isOpen, "no item starts while paused")
+    harness.clock.advance(by: frame)
+    #expect(harness.runner.state == .paused(RunProgress(completed: 1, of: 3)))
+    harness.runner.resume()
+    #expect(signals.waitingTaskCount == 0)
+    for item in 1..<3 {
+      await started[item].wait()
+      proceed[item].open()
+    }
+    await harness.recorder.waitForTerminalState()
+    try harness.recorder.expectStates([
+      .idle, .running(0), .paused(0), .paused(RunProgress(completed: 1, of: 3)),
+      .running(RunProgress(completed: 1, of: 3)), .running(RunProgress(completed: 3, of: 3)),
+      .finished,
+    ])
+  }
+
+  @Test func theConcurrentOverLoopStartsNoItemWhilePausedButLetsItemsInFlightEnd() async throws {
+    let harness = Harness()
+    let started = (0..<4).map { _ in Latch() }
+    let proceed = (0..<4).map { _ in Latch() }
+    harness.runner.start(over: 0..<4, maxConcurrency: 2) { item in
+      started[item].open()
+      await proceed[item].wait()
+    }
+    await started[0].wait()
+    await started[1].wait()
+    harness.runner.pause()
+    proceed[0].open()
+    proceed[1].open()
+    let signals = try await pausedSignals(of: harness.runner)
+    harness.clock.advance(by: frame)
+    #expect(harness.runner.state == .paused(RunProgress(completed: 2, of: 4)))
+    #expect(!started[2].isOpen && !started[3].isOpen)
+    harness.runner.resume()
+    #expect(signals.waitingTaskCount == 0)
+    for item in 2..<4 {
+      await started[item].wait()
+      proceed[item].open()
+    }
+    await harness.recorder.waitForTerminalState()
+    #expect(harness.runner.state == .finished)
+  }
+
+  /// Waits until the run's loop waits for it to resume; returns the run's signals.
+  private func pausedSignals(of runner: TaskRunner) async throws -> RunSignals {
+    let signals = try #require(runner.activeSignals)
+    while signals.waitingTaskCount != 1 {
+      await Task.yield()
+    }
+    return signals
+  }
+}
