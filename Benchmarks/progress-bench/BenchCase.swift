@@ -17,6 +17,7 @@ enum BenchCase: String, CaseIterable, Encodable {
   case completeX8 = "complete-x8"
   case drain
   case bytes
+  case message
   case saturated
   case saturatedCheckpoints = "saturated-checkpoints"
   case many
@@ -43,6 +44,7 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .completeX8: ("l", "complete(count: 1), 8 tasks")
     case .drain: ("m", "a frame over 10,000 children")
     case .bytes: ("n", "Reporter.report, counts > 2^31")
+    case .message: ("o", "report(message:), unchanged text")
     case .saturated: ("g", "8 tasks report for 0.5 s")
     case .saturatedCheckpoints: ("g'", "(g) + checkpoint() every 4,096")
     case .many: ("h", "N runners, 5 ms sleep steps")
@@ -67,7 +69,7 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .stream: options.streamAtLargeSize ? options.sizes : [options.sizes[0]]
     case .many, .manyBare: [1, 100, 400, 1000]
     case .foundationProgress, .atomic, .reporter, .runOver, .handLoop, .reporterX2, .reporterX8,
-      .atomicAdd, .atomicAddX8, .childReporter, .complete, .completeX8, .bytes:
+      .atomicAdd, .atomicAddX8, .childReporter, .complete, .completeX8, .bytes, .message:
       options.sizes
     case .empty, .saturated, .saturatedCheckpoints, .busy, .idle, .drain: [0]
     }
@@ -122,6 +124,7 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .complete: measure = { await Measure.completeLoop(n: $0, tasks: 1) }
     case .completeX8: measure = { await Measure.completeLoop(n: $0, tasks: 8) }
     case .bytes: measure = Measure.byteCountLoop
+    case .message: measure = Measure.messageLoop
     }
     _ = await measure(min(n, max(10_000, n / 10)))
     let repetitions = [.stream, .runOver, .handLoop].contains(self) ? 1 : 5

@@ -96,6 +96,49 @@ extension Measure {
     return metrics
   }
 
+  /// (o) `report(message:)` with the text the run shows already, `n` times, on a text too long
+  /// to be stored inline (`longText`) and a short one (`wall`); beside them, the same loop with
+  /// `report(completed:of:)` (`plainReports`), and with a new text on every call out of 64
+  /// (`changedText`), which takes the board's lock each time.
+  static func messageLoop(n: Int) async -> Metrics {
+    let texts = (0..<64).map { "Hashing IMG_\(1000 + $0).jpg" }
+    let long = "Hashing the photo library, folder 2026-11 (holiday)"
+    var metrics = await messages(n: n) { reporter, index in
+      reporter.report(message: "Hashing")
+      _ = index
+    }
+    metrics["longText"] = await messages(n: n) { reporter, _ in reporter.report(message: long) }[
+      "wall"]
+    metrics["plainReports"] = await messages(n: n) { reporter, index in
+      reporter.report(completed: index + 1, of: n)
+    }["wall"]
+    metrics["changedText"] = await messages(n: n) { reporter, index in
+      reporter.report(message: texts[index & 63])
+    }["wall"]
+    return metrics
+  }
+
+  /// `body(reporter, index)` for `index` in `0..<n` in one run, after one unmeasured call;
+  /// only the loop is timed.
+  private static func messages(
+    n: Int, _ body: @escaping @Sendable (TaskRunner.Reporter, Int) -> Void
+  ) async -> Metrics {
+    await observedRun(timesLoop: true) { runner, span in
+      await runner.run { reporter in
+        body(reporter, 0)
+        // A synchronous closure, as (d)'s loop is (see `reportLoop`).
+        let loop: @Sendable () -> Void = {
+          span.begin()
+          for index in 0..<n {
+            body(reporter, index)
+          }
+          span.end()
+        }
+        loop()
+      }
+    }
+  }
+
   /// `report(completed: index + 1, of: total)` for `index` in `total - n ..< total` in one run;
   /// only the loop is timed.
   private static func countLoop(n: Int, total: Int) async -> Metrics {

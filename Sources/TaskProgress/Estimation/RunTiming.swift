@@ -72,7 +72,12 @@ struct RunTiming: Sendable {
       estimator.reset(at: time, position: position)
       return
     }
-    estimator.record(position, at: time)
+    if pausedSince != nil {
+      // Work that goes on while paused is no part of the rate, which measures active time.
+      estimator.skip(to: position, at: time)
+    } else {
+      estimator.record(position, at: time)
+    }
   }
 
   /// The run's speed and time remaining at `now`, for its latest progress.

@@ -65,6 +65,17 @@ struct ThroughputEstimator: Sendable {
     self = ThroughputEstimator(start: time, position: position)
   }
 
+  /// Moves to `position` without a sample: progress made while the run was paused, which the
+  /// rate leaves out. A position that goes backwards starts the estimate over, as in `record`.
+  mutating func skip(to position: Double, at time: Duration) {
+    guard position.isFinite else { return }
+    guard position >= previousPosition else {
+      reset(at: time, position: position)
+      return
+    }
+    previousPosition = position
+  }
+
   /// Records that the run is at `position` at active time `time`.
   ///
   /// A position that advances, at a time later than the last record, adds a sample. A position or

@@ -14,7 +14,7 @@ final class RunSignals: Sendable {
   /// The tasks waiting for the run to resume.
   private let pauseWaiters = Locked(PauseWaiters())
   /// The run's status text.
-  let messages = MessageBoard()
+  @usableFromInline let messages = MessageBoard()
   /// When the run's work last gave other tasks a turn through a checkpoint, in nanoseconds
   /// since ``origin``.
   private let lastYield = Atomic<Int64>(0)
@@ -70,8 +70,10 @@ final class RunSignals: Sendable {
     }
   }
 
-  /// Suspends the calling task while the run is paused, until it resumes or is cancelled, or
-  /// the task itself is cancelled. Holds no thread while it waits.
+  /// Suspends the calling task while the run is paused.
+  ///
+  /// It waits until the run resumes or is cancelled, or the task itself is cancelled, and holds
+  /// no thread meanwhile.
   @usableFromInline
   func waitWhilePaused() async {
     let id = pauseWaiters.withLock { $0.makeID() }

@@ -244,17 +244,21 @@ extension TaskRunner {
     /// Waits while the run is paused; throws if the run or the calling task is cancelled then.
     @inlinable
     func waitIfPaused() async throws(CancellationError) {
-      guard node.signals.isPaused else { return }
-      await node.signals.waitWhilePaused()
-      if isCancelled || Task.isCancelled { throw CancellationError() }
+      // A loop: a resume and a new pause in one turn of the main actor wake the waiter paused.
+      while node.signals.isPaused {
+        await node.signals.waitWhilePaused()
+        if isCancelled || Task.isCancelled { throw CancellationError() }
+      }
     }
 
     /// Sets the status text a view shows beside the bar: the item or the stage under way.
     ///
     /// The run's state carries the latest message any of its reporters set, in
     /// ``RunProgress/message``, and like counts it reaches observers at the next frame: a loop
-    /// may set it on every step. Setting the text the run shows already costs no lock (a few
-    /// atomic loads); a new text takes a lock once. `nil` clears the text.
+    /// may set it on every step. Setting the text the run shows already costs no lock, only a
+    /// few atomic loads, when it is the same `String` value or a text of at most 15 UTF-8 bytes;
+    /// an equal longer text built anew, such as an interpolation, takes a lock briefly and
+    /// changes nothing. A new text takes the lock once. `nil` clears the text.
     ///
     /// ```swift
     /// runner.start { reporter in
@@ -267,6 +271,7 @@ extension TaskRunner {
     /// ```
     ///
     /// - Parameter message: The text, or `nil` for none.
+    @inlinable
     public func report(message: String?) {
       node.signals.messages.post(message)
     }

@@ -197,6 +197,8 @@ struct RunStateMachine: Sendable {
     if let state = drainReports(final: true, at: now) {
       states.append(state)
     }
+    // Tasks of the run still waiting at a checkpoint go on, to find the run over.
+    active.root.signals.setPaused(false)
     switch result {
     case .success:
       current = .finished

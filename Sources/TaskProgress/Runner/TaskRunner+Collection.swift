@@ -155,29 +155,54 @@ extension TaskRunner {
     itemEnded: () -> Void = {}
   ) async throws where C.Element: Sendable {
     let limit = max(maxConcurrency, 1)
-    try await withThrowingTaskGroup(of: Void.self) { group in
+    let signals = reporter.node.signals
+    // A child task is an item (`true`), or a watch (`false`) that ends when a paused run resumes,
+    // so that the loop fills up again even if no item ends meanwhile.
+    try await withThrowingTaskGroup(of: Bool.self) { group in
       var pending = items.makeIterator()
       var inFlight = 0
-      /// Starts the next item, once the run is not paused, unless the run was cancelled or every
-      /// item started.
-      func startNext() async throws -> Bool {
-        try reporter.checkCancellation()
-        try Task.checkCancellation()
-        try await reporter.waitIfPaused()
-        guard let item = pending.next() else { return false }
-        group.addTask { try await perform(item) }
-        inFlight += 1
-        return true
+      var watching = false
+      /// Starts items until `maxConcurrency` are in flight or every item started, unless the run
+      /// was cancelled. While paused, it starts none: with items in flight it leaves a watch and
+      /// returns, so that they still end and count; with none, it waits for the run to resume.
+      func fill() async throws {
+        while inFlight < limit {
+          try reporter.checkCancellation()
+          try Task.checkCancellation()
+          if signals.isPaused {
+            guard inFlight > 0 else {
+              try await reporter.waitIfPaused()
+              continue
+            }
+            if !watching {
+              watching = true
+              group.addTask {
+                await signals.waitWhilePaused()
+                return false
+              }
+            }
+            return
+          }
+          guard let item = pending.next() else { return }
+          group.addTask {
+            try await perform(item)
+            return true
+          }
+          inFlight += 1
+        }
       }
-      while inFlight < limit, try await startNext() {}
+      try await fill()
       while inFlight > 0 {
-        try await group.next()
-        inFlight -= 1
-        itemEnded()
-        // While paused, the items in flight still end and count; the next starts on resume.
-        if reporter.node.signals.isPaused && inFlight > 0 { continue }
-        while inFlight < limit, try await startNext() {}
+        if try await group.next() == true {
+          inFlight -= 1
+          itemEnded()
+        } else {
+          watching = false
+        }
+        try await fill()
       }
+      // Every item ended; a watch left waiting for a resume is no longer needed.
+      group.cancelAll()
     }
   }
 }

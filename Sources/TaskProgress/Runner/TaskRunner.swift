@@ -126,8 +126,9 @@ public final class TaskRunner {
     state.phase == .running
   }
 
-  /// Whether a run is under way, running or paused: while it is, ``start(priority:_:)`` starts
-  /// nothing. Disable a start button with it.
+  /// Whether a run is under way, running or paused.
+  ///
+  /// While it is, ``start(priority:_:)`` starts nothing: disable a start button with it.
   public var isActive: Bool {
     state.phase.isActive
   }
@@ -353,8 +354,10 @@ public final class TaskRunner {
     stateChanged(publishing: [paused], at: now)
   }
 
-  /// Resumes the paused run: the state becomes `.running` at once, and the work waiting at
-  /// checkpoints goes on. Does nothing unless the state is `.paused`.
+  /// Resumes the paused run.
+  ///
+  /// The state becomes `.running` at once, and the work waiting at checkpoints goes on. Does
+  /// nothing unless the state is `.paused`.
   public func resume() {
     let now = time()
     guard let running = transition({ $0.resume(at: now) }) else { return }

@@ -30,8 +30,9 @@ public enum RunPhase: Hashable, Sendable, CaseIterable {
     }
   }
 
-  /// Whether a run is under way in this phase: running or paused. ``TaskRunner/start(priority:_:)``
-  /// starts nothing while it is.
+  /// Whether a run is under way in this phase: running or paused.
+  ///
+  /// ``TaskRunner/start(priority:_:)`` starts nothing while it is.
   public var isActive: Bool {
     self == .running || self == .paused
   }

@@ -8,7 +8,8 @@ struct MessageBoardTests {
   typealias Fingerprint = MessageBoard.Fingerprint
 
   @Test func shortTextsAreTheirBytesAndLength() {
-    #expect(Fingerprint("Hashing a.jpg") == Fingerprint(String("Hashing a.jpg".reversed().reversed())))
+    #expect(
+      Fingerprint("Hashing a.jpg") == Fingerprint(String("Hashing a.jpg".reversed().reversed())))
     #expect(Fingerprint("Hashing a.jpg") != Fingerprint("Hashing b.jpg"))
     #expect(Fingerprint("abc") != Fingerprint("abc\0"))
     #expect(Fingerprint("") != Fingerprint(nil))
@@ -30,6 +31,21 @@ struct MessageBoardTests {
     #expect(Fingerprint(text) != .unmatchable)
   }
 
+  @Test func thePortableFingerprintFollowsTheSameRules() {
+    typealias F = Fingerprint
+    #expect(
+      F(portably: "Hashing a.jpg") == F(portably: String("Hashing a.jpg".reversed().reversed())))
+    #expect(F(portably: "Hashing a.jpg") != F(portably: "Hashing b.jpg"))
+    #expect(F(portably: "abc") != F(portably: "abc\0"))
+    #expect(F(portably: "") != .none)
+    #expect(F(portably: "123456789012345") != F(portably: "123456789012346"))
+    let long = String(repeating: "long status text ", count: 4)
+    #expect(F(portably: long) == F(portably: long))
+    #expect(
+      F(portably: long) != F(portably: String(long.utf8.map { Character(Unicode.Scalar($0)) })))
+    #expect(F(portably: long) != .unmatchable)
+  }
+
   @Test func postingTheTextTheBoardHasChangesNothing() {
     let board = MessageBoard()
     #expect(board.read() == (0, nil))
@@ -44,11 +60,11 @@ struct MessageBoardTests {
     board.post(long)
     board.post(long)
     #expect(board.read().version == 4)
-    // Equal text in other storage takes the lock, and shows the same text.
+    // Equal text in other storage takes the lock, finds it equal, and changes nothing.
     board.post(String(long.utf8.map { Character(Unicode.Scalar($0)) }))
-    #expect(board.read() == (6, long))
+    #expect(board.read() == (4, long))
     board.post(nil)
-    #expect(board.read() == (8, nil))
+    #expect(board.read() == (6, nil))
   }
 
   @Test func aReaderHearsOnlyOfChanges() {

@@ -92,8 +92,13 @@ struct TaskRunnerEstimateTests {
     harness.clock.advance(by: .seconds(600))
     #expect(harness.runner.throughput == before, "no decay while paused")
     #expect(harness.runner.estimatedTimeRemaining == remainingBefore)
+    // Work that goes on while paused counts in the position, not in the rate.
+    run.reporter.report(completed: 9_000, of: 100_000)
+    harness.clock.advance(by: .seconds(10))
+    #expect(harness.runner.throughput == before)
     harness.runner.resume()
-    reportSteadily(run, on: harness, from: 6_000, perStep: 50, total: 100_000, step: frame, steps: 60)
+    reportSteadily(
+      run, on: harness, from: 9_000, perStep: 50, total: 100_000, step: frame, steps: 60)
     let after = try #require(harness.runner.throughput)
     #expect(abs(after - 3_000) / 3_000 < 1e-6, "still 50 units a frame, the pause left out")
     run.proceed.open()

@@ -13,7 +13,8 @@ struct TaskRunnerMessageTests {
     run.reporter.report(completed: 1, of: 4)
     #expect(harness.runner.state == .running(0), "not before the frame")
     harness.clock.advance(by: frame)
-    #expect(harness.runner.state == .running(RunProgress(completed: 1, of: 4, message: "Hashing a.jpg")))
+    #expect(
+      harness.runner.state == .running(RunProgress(completed: 1, of: 4, message: "Hashing a.jpg")))
     // A message alone is a change; the same message again is none; nil clears it.
     run.reporter.report(message: "Hashing b.jpg")
     harness.clock.advance(by: frame)

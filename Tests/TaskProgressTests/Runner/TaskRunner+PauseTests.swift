@@ -242,18 +242,84 @@ struct TaskRunnerPauseTests {
     harness.runner.pause()
     proceed[0].open()
     proceed[1].open()
-    let signals = try await pausedSignals(of: harness.runner)
-    harness.clock.advance(by: frame)
-    #expect(harness.runner.state == .paused(RunProgress(completed: 2, of: 4)))
+    // Both items end and count while paused.
+    while harness.runner.state != .paused(RunProgress(completed: 2, of: 4)) {
+      harness.clock.advance(by: frame)
+      await Task.yield()
+    }
+    let signals = try #require(harness.runner.activeSignals)
+    while signals.waitingTaskCount == 0 {
+      await Task.yield()
+    }
     #expect(!started[2].isOpen && !started[3].isOpen)
     harness.runner.resume()
-    #expect(signals.waitingTaskCount == 0)
     for item in 2..<4 {
       await started[item].wait()
       proceed[item].open()
     }
     await harness.recorder.waitForTerminalState()
     #expect(harness.runner.state == .finished)
+  }
+
+  @Test func resumingRefillsTheConcurrentLoopThoughNoItemEnds() async throws {
+    let harness = Harness()
+    let started = (0..<4).map { _ in Latch() }
+    let proceed = (0..<4).map { _ in Latch() }
+    harness.runner.start(over: 0..<4, maxConcurrency: 2) { item in
+      started[item].open()
+      await proceed[item].wait()
+    }
+    await started[0].wait()
+    await started[1].wait()
+    harness.runner.pause()
+    proceed[0].open()
+    // Item 0 ends while paused; item 1 holds. Resuming starts item 2 beside it.
+    let signals = try #require(harness.runner.activeSignals)
+    while signals.waitingTaskCount == 0 {
+      await Task.yield()
+    }
+    harness.runner.resume()
+    await started[2].wait()
+    #expect(!proceed[1].isOpen)
+    for item in 1..<4 {
+      proceed[item].open()
+    }
+    await harness.recorder.waitForTerminalState()
+    #expect(harness.runner.state == .finished)
+  }
+
+  @Test func aRunThatEndsWhilePausedLetsItsWaitingTasksGo() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    harness.runner.pause()
+    let reporter = run.reporter
+    let worker = Task.detached { try await reporter.checkpoint() }
+    await run.waitForPausedTasks(1)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+    try await worker.value
+    #expect(harness.runner.state == .finished)
+  }
+
+  @Test func aResumeAndANewPauseInOneTurnKeepTheWorkWaiting() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    harness.runner.pause()
+    let reporter = run.reporter
+    let passed = Latch()
+    let worker = Task.detached {
+      try await reporter.checkpoint()
+      passed.open()
+    }
+    await run.waitForPausedTasks(1)
+    harness.runner.resume()
+    harness.runner.pause()
+    await run.waitForPausedTasks(1)
+    #expect(!passed.isOpen)
+    harness.runner.resume()
+    try await worker.value
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
   }
 
   /// Waits until the run's loop waits for it to resume; returns the run's signals.

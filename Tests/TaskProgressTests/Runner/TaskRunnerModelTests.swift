@@ -155,7 +155,9 @@ struct TaskRunnerModelTests {
         (1, 4), (3, 4), (4, 4), (-1, 4), (9, 4), (5, 0), (5, -2), (Int.min, 10), (Int.max, 10),
         (7, Int.max), (Int.max, Int.max), (2, 1 << 40),
       ]
-      let messages: [String?] = [nil, "", "Hashing a.jpg", "a longer message, beyond fifteen bytes"]
+      let messages: [String?] = [
+        nil, "", "Hashing a.jpg", "a longer message, beyond fifteen bytes",
+      ]
       switch random.next(below: 110) {
       case 100..<104: return .reportMessage(messages[random.next(below: messages.count)])
       case 104..<107: return .pause
