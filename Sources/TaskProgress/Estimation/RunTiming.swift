@@ -64,6 +64,8 @@ struct RunTiming: Sendable {
   mutating func record(_ progress: RunProgress, at now: Duration) {
     guard let (kind, position, _) = RunTiming.position(of: progress) else { return }
     let time = activeTime(at: now)
+    // A frame before the first report reads the run's zero: no kind yet.
+    if self.kind == nil && position == 0 { return }
     if self.kind == nil {
       // The run began at position 0: its first report measures the time since it started.
       self.kind = kind

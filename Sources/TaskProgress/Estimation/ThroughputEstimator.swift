@@ -65,8 +65,10 @@ struct ThroughputEstimator: Sendable {
     self = ThroughputEstimator(start: time, position: position)
   }
 
-  /// Moves to `position` without a sample: progress made while the run was paused, which the
-  /// rate leaves out. A position that goes backwards starts the estimate over, as in `record`.
+  /// Moves to `position` without a sample.
+  ///
+  /// This is progress made while the run was paused, which the rate leaves out. A position that
+  /// goes backwards starts the estimate over, as in `record`.
   mutating func skip(to position: Double, at time: Duration) {
     guard position.isFinite else { return }
     guard position >= previousPosition else {

@@ -108,7 +108,7 @@ extension RunPhase {
   /// Whether a state of this phase carries a progress that changes while the phase stays the
   /// same, so that a newer state of the phase may stand for an older one.
   var carriesProgress: Bool {
-    self == .running
+    self == .running || self == .paused
   }
 }
 

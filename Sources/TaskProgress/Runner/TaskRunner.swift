@@ -15,7 +15,7 @@ public import Observation
 ///     Button("Perform a Heavy Task") {
 ///       runner.start(over: objects) { object in try await object.someTask() }
 ///     }
-///     .disabled(runner.isRunning)
+///     .disabled(runner.isActive)
 ///     ProgressView(value: runner.displayedProgress)
 ///   }
 /// }
@@ -421,9 +421,16 @@ public final class TaskRunner {
         animator.animate(to: target, at: now)
       }
     }
-    updateEstimate(at: now)
+    // The estimate of the last frame goes with states published as a run ends (its last
+    // report among them); a new estimate is computed after them.
+    if machine.activeRun != nil {
+      updateEstimate(at: now)
+    }
     if !registry.isEmpty {
       registry.publish(contentsOf: states.map { update(.stateChanged, state: $0, at: now) })
+    }
+    if machine.activeRun == nil {
+      updateEstimate(at: now)
     }
     if animator.isAnimating(at: now) {
       noteAnimating(true)

@@ -55,7 +55,7 @@ public struct RunProgress: Hashable, Sendable {
   ///
   /// This is what a run with unfinished children shows: the counts hold the units done, children
   /// finished included, and the fraction adds the unfinished children's fractions. Counts are
-  /// clamped as in ``init(completed:of:)``, and the fraction to `0...1` (1 when `total` is zero
+  /// clamped as in ``init(completed:of:message:)``, and the fraction to `0...1` (1 when `total` is zero
   /// or less).
   ///
   /// - Parameters:

@@ -47,9 +47,14 @@ struct TaskRunnerEstimateTests {
     #expect(harness.runner.estimatedTimeRemaining == nil)
   }
 
-  @Test func nothingIsSaidUntilThreeSamples() async throws {
+  @Test(arguments: [false, true])
+  func nothingIsSaidUntilThreeSamples(framesBeforeTheFirstReport: Bool) async throws {
     let harness = Harness()
     let run = await HeldRun.start(on: harness.runner)
+    if framesBeforeTheFirstReport {
+      // Frames that read the run's zero before it reports are no samples, nor a change of kind.
+      harness.clock.advance(by: frame * 3)
+    }
     #expect(harness.runner.throughput == nil)
     reportSteadily(run, on: harness, perStep: 10, total: 1_000, step: frame, steps: 2)
     #expect(harness.runner.throughput == nil)
@@ -139,11 +144,16 @@ struct TaskRunnerEstimateTests {
     reportSteadily(run, on: harness, perStep: 1_000, total: 1_000_000, step: frame, steps: 10)
     let last = try #require(renderer.updates.last)
     #expect(last.unit == .bytes)
+    // The last report, published as the run ends, still carries the estimate.
+    run.reporter.report(completed: 11_000, of: 1_000_000)
     #expect(last.throughput == harness.runner.throughput)
     #expect(last.estimatedTimeRemaining == harness.runner.estimatedTimeRemaining)
     #expect(last.throughput != nil)
     run.proceed.open()
     await harness.recorder.waitForTerminalState()
+    let lastReport = try #require(
+      renderer.updates.last { $0.state == .running(RunProgress(completed: 11_000, of: 1_000_000)) })
+    #expect(lastReport.throughput != nil && lastReport.estimatedTimeRemaining != nil)
     let end = try #require(renderer.updates.last)
     #expect(end.state == .finished && end.throughput == nil && end.estimatedTimeRemaining == nil)
   }
