@@ -3,7 +3,7 @@ import TaskProgress
 /// One JSON Lines record of the log file: a pure value, so its encoding is tested and fuzzed alone.
 ///
 /// ```json
-/// {"time":"2026-11-29T14:35:03.123Z","label":"import","phase":"running","fraction":0.42,"completed":42,"total":100,"elapsed":1.234}
+/// {"time":"2026-11-29T14:35:03.123Z","label":"import","phase":"running","fraction":0.42,"completed":42,"total":100,"unit":"items","throughput":24.5,"eta":2.367,"elapsed":1.234,"message":"Reading photo-0042.jpg"}
 /// ```
 struct LogLine: Equatable {
   /// Wall-clock time since 1970-01-01T00:00:00Z.
@@ -13,8 +13,16 @@ struct LogLine: Equatable {
   var fraction: Double?
   var completed: Int?
   var total: Int?
+  /// What the counts measure; `nil` leaves the field out.
+  var unit: ProgressUnit? = nil
+  /// Completed units per second.
+  var throughput: Double? = nil
+  /// The time the run has left.
+  var eta: Duration? = nil
   /// Time since the run started, on the runner's clock.
   var elapsed: Duration?
+  /// The status text the work reported last.
+  var message: String? = nil
   var error: String?
 
   /// The record as one line of JSON, ending with a newline.
@@ -27,9 +35,26 @@ struct LogLine: Equatable {
     json += ",\"fraction\":" + (fraction.map(LogLine.number) ?? "null")
     if let completed { json += ",\"completed\":\(completed)" }
     if let total { json += ",\"total\":\(total)" }
+    if let unit { json += ",\"unit\":" + LogLine.quoted(LogLine.name(of: unit)) }
+    if let throughput, throughput.isFinite {
+      json += ",\"throughput\":" + LogLine.number(throughput)
+    }
+    if let eta { json += ",\"eta\":" + LogLine.seconds(eta) }
     if let elapsed { json += ",\"elapsed\":" + LogLine.seconds(elapsed) }
+    if let message { json += ",\"message\":" + LogLine.quoted(message) }
     if let error { json += ",\"error\":" + LogLine.quoted(error) }
     return json + "}\n"
+  }
+
+  /// The name a unit is logged with: `items`, `bytes`, `binaryBytes`, or `items(files)` for
+  /// items with a name of their own.
+  static func name(of unit: ProgressUnit) -> String {
+    switch unit {
+    case .items: "items"
+    case .bytes: "bytes"
+    case .binaryBytes: "binaryBytes"
+    default: unit.description
+    }
   }
 
   /// A JSON string literal: quotes, backslashes and control characters escaped, the rest as UTF-8.
@@ -61,7 +86,10 @@ struct LogLine: Equatable {
 
   /// Seconds with millisecond precision: `1.234`.
   static func seconds(_ duration: Duration) -> String {
-    let milliseconds = Int64((duration / .milliseconds(1)).rounded())
+    // Clamped to what an Int64 of milliseconds holds, so that no duration traps.
+    let exact = (duration / .milliseconds(1)).rounded()
+    let milliseconds =
+      exact >= 0x1p63 ? Int64.max : exact <= -0x1p63 ? Int64.min : Int64(exact)
     let sign = milliseconds < 0 ? "-" : ""
     let magnitude = milliseconds.magnitude
     let fraction = String(magnitude % 1000)

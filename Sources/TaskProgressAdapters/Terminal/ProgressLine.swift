@@ -1,16 +1,25 @@
+import TaskProgress
+
 /// One line of a terminal progress bar, composed to fit a width: a pure value, so its layout is
 /// tested without a terminal.
 ///
 /// ```
-/// Heavy task ▕█████████████▍            ▏  52%  26/50  24.8 it/s  ETA 0:01
+/// Heavy task ▕█████▏    ▏  52%  26/50  24.8 it/s  ETA 0:01  Hashing IMG_0042.jpg
+/// Heavy task ▕█████▏    ▏  52%  26/50  paused  Hashing IMG_0042.jpg
 /// ```
 ///
 /// The bar draws the animated value; the percentage beside it is the reported one, so that it
 /// always agrees with the counts. The bar takes the room the other parts leave, and keeps it for
 /// the whole run: room is reserved for the counts, the rate and the ETA before they are known, and
-/// for the final status. When the line is too narrow, the parts go in this order: rate, ETA,
-/// counts, label; then the bar shrinks, down to 3 cells. Widths are counted in terminal columns,
-/// so a label in Japanese takes the room it really takes.
+/// for the final status. A paused line shows `paused` in the room of the rate and the ETA.
+///
+/// The message comes last. Once a run has shown one, half of the room the other parts leave is
+/// kept for it, at least ``minimumMessageRoom`` columns while the bar keeps its
+/// ``minimumBarCells``, so that the bar keeps one width while the message changes; a message
+/// longer than its room is cut with `…`. The line never wraps: when it is too narrow, the message
+/// shrinks first, down to ``shortestMessage`` columns and then away, then the other parts go in
+/// this order: rate, ETA, counts, label, `paused`; then the bar shrinks, down to 3 cells. Widths are counted in terminal columns, so a label or a message in
+/// Japanese takes the room it really takes.
 struct ProgressLine: Equatable {
   /// How a finished line ends.
   enum Status: Equatable {
@@ -42,6 +51,10 @@ struct ProgressLine: Equatable {
   var counts: String?
   var rate: String?
   var eta: String?
+  /// Whether the run is paused: `paused` is shown in place of the rate and the ETA.
+  var isPaused = false
+  /// The status text of the work, shown last; control characters in it are shown as spaces.
+  var message: String?
   var status: Status?
   /// Room kept for the parts after the bar even while they are not shown, so that the bar keeps
   /// its width for the whole run.
@@ -66,18 +79,48 @@ struct ProgressLine: Equatable {
     var counts = 0
     var rate = 0
     var eta = 0
+    /// Whether room is kept for a message, as it is once a run has shown one.
+    var message = false
 
     /// Room for `done in 59.9s` and the like at the end of a run, and for `ETA 9:59:59`.
     static let status = 13
 
-    /// Room for `total/total`, `999.9k it/s` and `ETA 9:59:59`, as far as the run can show them.
-    static func forRun(total: Int?, determinate: Bool) -> Reservation {
-      guard let total, determinate else { return Reservation(eta: status) }
-      return Reservation(counts: 2 * String(total).count + 1, rate: 11, eta: 11)
+    /// Room for the widest counts, rate and ETA (`ETA 9:59:59`) a run with this progress can
+    /// show, in this unit: `1000/1000`, `99.9k it/s`, or `999.9 MB / 3.4 GB`, `99.9 MB/s`.
+    ///
+    /// A run that reports only a fraction has no rate; an indeterminate one has no total and no
+    /// time left, and a rate only when it counts.
+    static func forRun(_ progress: RunProgress, unit: ProgressUnit) -> Reservation {
+      switch (progress.fractionCompleted, progress.completedCount, progress.totalCount) {
+      case (.some, .some, .some(let total)):
+        return Reservation(
+          counts: countsColumns(total: total, unit: unit), rate: rateColumns(unit), eta: 11)
+      case (nil, .some, _):
+        return Reservation(rate: rateColumns(unit), eta: status)
+      default:
+        return Reservation(eta: status)
+      }
+    }
+
+    /// The widest `completed/total` for this total: an item count is never longer than its
+    /// total, but an amount of bytes may be (`15.3 kB` of `1.5 MB`), up to `1009 MiB`.
+    private static func countsColumns(total: Int, unit: ProgressUnit) -> Int {
+      let pair = TerminalFormat.columns(unit.format(completed: total, of: total))
+      return unit.isBytes ? pair + max(8 - TerminalFormat.columns(unit.format(total)), 0) : pair
+    }
+
+    /// The widest usual rate in this unit: `99.9k it/s`, `99.9 kB/s`, `1023 KiB/s`.
+    private static func rateColumns(_ unit: ProgressUnit) -> Int {
+      [99_900, 1_047_552].map { TerminalFormat.columns(unit.format(throughput: $0)) }.max() ?? 0
     }
   }
 
   static let minimumBarCells = 10
+  /// The least room kept for a message while the bar keeps its minimum: at 80 columns the
+  /// message gets about as much room as the bar.
+  static let minimumMessageRoom = 20
+  /// The fewest columns a cut message is shown in; with less room it is left out.
+  static let shortestMessage = 4
 
   /// The line, at most `width - 1` columns wide (the last column is left free, so that terminals
   /// that wrap on it do not scroll), and the status when it does not fit after the bar: then it
@@ -87,21 +130,27 @@ struct ProgressLine: Equatable {
     var label = self.label
     var counts = self.counts
     var reserved = self.reserved
-    var rate = self.rate
-    var eta = self.eta
+    var rate = isPaused ? nil : self.rate
+    var eta = isPaused ? nil : self.eta
+    var paused = isPaused ? "paused" : nil
     let columns = TerminalFormat.columns
     let percent = percentText
+    let message = self.message.map(TerminalFormat.singleLine)
 
     func part(_ text: String?, _ reservation: Int) -> Int {
       let length = max(text.map(columns) ?? 0, reservation)
       return length == 0 ? 0 : length + 2
     }
     func used() -> Int {
-      (label.isEmpty ? 0 : columns(label) + 1) + 2 + (percent == nil ? 0 : 5)
-        + part(counts, reserved.counts) + part(rate, reserved.rate) + part(eta, reserved.eta)
+      // `paused` takes the room of the rate and the ETA, or its own when theirs is gone.
+      let after = max(part(rate, reserved.rate) + part(eta, reserved.eta), part(paused, 0))
+      return (label.isEmpty ? 0 : columns(label) + 1) + 2 + (percent == nil ? 0 : 5)
+        + part(counts, reserved.counts) + after
     }
-    // Drop the least useful parts until the bar gets its minimum.
-    for drop in 0..<4 where room - used() < ProgressLine.minimumBarCells {
+    // Drop the least useful parts until the bar gets its minimum; the message goes before any.
+    var keepsMessage = true
+    for drop in 0..<5 where room - used() < ProgressLine.minimumBarCells {
+      keepsMessage = false
       switch drop {
       case 0:
         rate = nil
@@ -112,21 +161,46 @@ struct ProgressLine: Equatable {
       case 2:
         counts = nil
         reserved.counts = 0
-      default:
+      case 3:
         label = ""
+      default:
+        paused = nil
       }
     }
-    let cells = max(room - used(), 3)
+    let spare = room - used()
+    // The message's room: half of what the bar could take, at least `minimumMessageRoom`
+    // columns, as long as the bar keeps its minimum.
+    var messageRoom = 0
+    if keepsMessage && (reserved.message || message != nil) {
+      messageRoom = min(
+        max(spare / 2, ProgressLine.minimumMessageRoom), spare - 2 - ProgressLine.minimumBarCells)
+      if messageRoom < ProgressLine.shortestMessage {
+        messageRoom = 0
+      }
+    }
+    let cells = max(spare - (messageRoom == 0 ? 0 : messageRoom + 2), 3)
 
     var line = label.isEmpty ? "" : label + " "
     line += bar(cells: cells, unicode: unicode)
     if let percent {
       line += " " + String(repeating: " ", count: 3 - percent.count) + percent + "%"
     }
-    for part in [counts, rate, eta].compactMap({ $0 }) {
+    for part in [counts, rate, eta, paused].compactMap({ $0 }) {
       line += "  " + part
     }
-    guard let status else { return (line, nil) }
+    guard let status else {
+      // The message takes what is left: its room, and whatever the other parts leave of theirs.
+      let left = room - columns(line) - 2
+      if keepsMessage, let message, !message.isEmpty {
+        if columns(message) <= left {
+          line += "  " + message
+        } else if left >= ProgressLine.shortestMessage {
+          let ellipsis = unicode ? "…" : "..."
+          line += "  " + TerminalFormat.truncated(message, toColumns: left, ellipsis: ellipsis)
+        }
+      }
+      return (line, nil)
+    }
     // The status takes the place of the rate and the ETA, or any room left after the counts.
     if columns(status.text) <= room - columns(line) - 2 {
       return (line + "  " + colored(status.text, color: color), nil)

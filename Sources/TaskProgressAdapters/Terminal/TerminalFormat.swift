@@ -76,8 +76,13 @@ enum TerminalFormat {
   }
 
   /// A remaining time as `m:ss` or `h:mm:ss`, rounded up, so that it reaches `0:00` only at the end.
+  ///
+  /// A microsecond over a whole second counts as rounding error of the estimate, not as another
+  /// second: 5.000000000000001 s is `0:05`.
   static func remaining(_ duration: Duration) -> String {
-    clock(Int((max(duration / .seconds(1), 0)).rounded(.up)))
+    let seconds = duration / .seconds(1) - 1e-6
+    // Capped far beyond any real estimate, so that the conversion to `Int` cannot trap.
+    return clock(Int(min(max(seconds, 0), 1e15).rounded(.up)))
   }
 
   private static func clock(_ totalSeconds: Int) -> String {
@@ -89,22 +94,46 @@ enum TerminalFormat {
     return hours > 0 ? "\(hours):\(mm):\(ss)" : "\(mm):\(ss)"
   }
 
-  /// A rate of items per second: `12.3 it/s`, `4.5k it/s`, `1.2M it/s`, or `2.5 s/it` below one.
-  static func rate(_ perSecond: Double) -> String {
-    guard perSecond.isFinite, perSecond > 0 else { return "" }
-    if perSecond < 1 {
-      return decimal(1 / perSecond) + " s/it"
+  // MARK: - Text
+
+  /// `text` on one line that writes nothing but itself: every control character (C0, DEL and
+  /// C1, among them newlines and the escape that starts a terminal sequence) and every line or
+  /// paragraph separator becomes a space.
+  static func singleLine(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isBreaking) else { return text }
+    var result = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      result.append(isBreaking(scalar) ? " " : scalar)
     }
-    for (suffix, scale) in [("G", 1e9), ("M", 1e6), ("k", 1e3)] where perSecond >= scale {
-      return decimal(perSecond / scale) + suffix + " it/s"
-    }
-    return decimal(perSecond) + " it/s"
+    return String(result)
   }
 
-  /// One decimal below 100, none above: `4.5`, `12.3`, `250`.
-  private static func decimal(_ value: Double) -> String {
-    guard value < 99.95 else { return String(Int(value.rounded())) }
-    let tenths = Int((value * 10).rounded())
-    return "\(tenths / 10).\(tenths % 10)"
+  private static func isBreaking(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .control, .lineSeparator, .paragraphSeparator: true
+    default: false
+    }
+  }
+
+  /// Cuts `text` to at most `width` columns, at a character boundary, and ends it with `ellipsis`.
+  ///
+  /// `text` that fits is returned as it is. A wide character that would straddle the limit is
+  /// left out whole, and spaces before the ellipsis are dropped.
+  static func truncated(_ text: String, toColumns width: Int, ellipsis: String) -> String {
+    guard columns(text) > width else { return text }
+    let room = width - columns(ellipsis)
+    guard room >= 0 else { return "" }
+    var result = ""
+    var used = 0
+    for character in text {
+      let needed = columns(String(character))
+      if used + needed > room { break }
+      result.append(character)
+      used += needed
+    }
+    while result.last?.isWhitespace == true {
+      result.removeLast()
+    }
+    return result + ellipsis
   }
 }

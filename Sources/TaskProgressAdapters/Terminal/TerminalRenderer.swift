@@ -10,31 +10,46 @@ public import TaskProgress
 ///
 /// On an interactive terminal the bar redraws in place, at most 20 times a second (transitions are
 /// drawn at once), with eighth-block characters for sub-cell precision (`#` where the locale is not
-/// UTF-8), the percentage, `completed/total` when the work counts, and a rate and ETA from a
-/// smoothed rate once there is enough to estimate. It draws the runner's animated
-/// ``TaskRunner/displayedProgress`` and ends with the exact final state: a full bar when the run
-/// finished, the reason in one line when it failed. The percentage beside the bar is the reported
-/// value, so that it always agrees with the counts. The width follows the terminal as it is
-/// resized, the cursor is hidden while the bar is drawn and shown again when the run ends, when the
-/// renderer is detached or its runner goes away, and when ``restoreTerminal()`` is called. On a
-/// ``TerminalStream`` with `restoresTerminalOnSignals` (the default) it is also shown when the
-/// process exits, and when `SIGINT`, `SIGTERM` or `SIGHUP` ends the process.
-/// Colour marks finished and failed lines where allowed (not with `NO_COLOR` or `TERM=dumb`).
+/// UTF-8), the percentage, `completed/total` when the work counts, the runner's
+/// ``TaskRunner/throughput`` and ``TaskRunner/estimatedTimeRemaining`` once it has them, and the
+/// status text the work reported last (``RunProgress/message``). Counts and the rate are formatted
+/// in the runner's ``/TaskProgress/TaskRunner/unit``, or in the unit the renderer was created with. The line is
+/// fitted to the terminal's width and never wraps: a message too long for its room is cut with
+/// `…`, and the other parts give way to the bar when they must. A paused run shows `paused` in
+/// place of the rate and the time left.
+///
+/// It draws the runner's animated ``TaskRunner/displayedProgress`` and ends with the exact final
+/// state: a full bar when the run finished, the reason in one line when it failed. The percentage
+/// beside the bar is the reported value, so that it always agrees with the counts. The width
+/// follows the terminal as it is resized, the cursor is hidden while the bar is drawn and shown
+/// again when the run ends, when the renderer is detached or its runner goes away, and when
+/// ``restoreTerminal()`` is called. On a ``TerminalStream`` with `restoresTerminalOnSignals` (the
+/// default) it is also shown when the process exits, and when `SIGINT`, `SIGTERM` or `SIGHUP` ends
+/// the process. Colour marks finished and failed lines where allowed (not with `NO_COLOR` or
+/// `TERM=dumb`).
 ///
 /// ```
-/// Importing ▕█████████████████▌           ▏  61%  61/100  24.8 it/s  ETA 0:01
+/// Heavy task ▕█████▏    ▏  52%  26/50  24.8 it/s  ETA 0:01  Hashing IMG_0042.jpg
+/// Heavy task ▕█████▏    ▏  52%  26/50  paused  Hashing IMG_0042.jpg
+/// Copying ▕███████▍             ▏  35%  1.2 GB / 3.4 GB  12.3 MB/s  ETA 2:59
 /// ```
 ///
 /// Anywhere else (a pipe, a file, CI) it writes plain lines, with no carriage return and no escape
-/// sequence: one per transition and at most one per 10% of progress, however many reports there are.
+/// sequence: one per transition and at most one per 10% of progress, however many reports there
+/// are, with the message when there is one.
 ///
 /// ```
 /// Importing: started
-/// Importing: 10%  10/100
+/// Importing: 10%  10/100  Reading photo-0010.jpg
+/// Importing: paused at 14%  14/100
+/// Importing: resumed at 14%  14/100
 /// ...
-/// Importing: 100%  100/100
+/// Importing: 100%  100/100  Reading photo-0100.jpg
 /// Importing: finished in 4.1s  100/100
 /// ```
+///
+/// A message never breaks the line: newlines, escape characters and the other control
+/// characters in it are written as spaces.
 @MainActor
 public final class TerminalRenderer: ProgressRenderer {
   /// The longest the interactive bar waits between two redraws: 20 per second, as indicatif.
@@ -44,6 +59,9 @@ public final class TerminalRenderer: ProgressRenderer {
 
   /// The text before the bar, or before each plain line.
   public let label: String
+  /// The unit counts and rates are shown in, or `nil` to show them in the runner's
+  /// ``/TaskProgress/TaskRunner/unit``.
+  public let unit: ProgressUnit?
   private let output: any TerminalOutput
   private let restoresTerminalOnSignals: Bool
 
@@ -56,8 +74,11 @@ public final class TerminalRenderer: ProgressRenderer {
 
   private struct Run {
     var start: Duration
-    var estimator = RateEstimator()
     var progress: RunProgress = .zero
+    /// Whether the run is paused, as of the last state drawn.
+    var isPaused = false
+    /// Whether the run has shown a message: from then on the line keeps room for one.
+    var hasShownMessage = false
     /// The last 10% step a plain line was written for.
     var lastPlainStep = 0
   }
@@ -66,16 +87,21 @@ public final class TerminalRenderer: ProgressRenderer {
   ///
   /// - Parameters:
   ///   - label: The text before the bar; empty for none.
+  ///   - unit: The unit counts and rates are shown in, such as
+  ///     ``/TaskProgress/ProgressUnit/bytes``; `nil`, the default, for the runner's
+  ///     ``/TaskProgress/TaskRunner/unit``.
   ///   - output: Where to draw: standard output by default.
   ///   - restoresTerminalOnSignals: Whether to show the cursor again when `SIGINT`, `SIGTERM` or
   ///     `SIGHUP` ends the process while a bar is drawn. Only signals left at their default
   ///     disposition are handled; a program with its own handlers calls ``restoreTerminal()``.
   public init(
     label: String = "",
+    unit: ProgressUnit? = nil,
     output: any TerminalOutput = TerminalStream.standardOutput,
     restoresTerminalOnSignals: Bool = true
   ) {
     self.label = label.filter { !$0.isNewline }
+    self.unit = unit
     self.output = output
     self.restoresTerminalOnSignals = restoresTerminalOnSignals
   }
@@ -90,16 +116,23 @@ public final class TerminalRenderer: ProgressRenderer {
     switch (update.reason, update.state) {
     case (.stateChanged, .running(let progress)), (.stateChanged, .paused(let progress)):
       if run == nil {
-        begin(at: update.time, progress: progress)
+        begin(at: update.time)
       }
+      let isPaused = update.state.phase == .paused
+      let pauseChanged = run?.isPaused != isPaused
       run?.progress = progress
-      if let fraction = progress.fractionCompleted {
-        run?.estimator.add(fraction: fraction, at: update.time)
+      run?.isPaused = isPaused
+      if progress.message != nil {
+        run?.hasShownMessage = true
       }
       if output.capabilities.isInteractive {
-        drawBar(update, force: false)
+        // A pause or a resume is drawn at once, like any transition.
+        drawBar(update, force: pauseChanged)
       } else {
-        writePlainStep(progress)
+        if pauseChanged {
+          writePlainPause(progress, isPaused: isPaused, unit: unit(of: update))
+        }
+        writePlainStep(progress, unit: unit(of: update))
       }
     case (.frame, .running), (.frame, .paused):
       if output.capabilities.isInteractive {
@@ -133,9 +166,8 @@ public final class TerminalRenderer: ProgressRenderer {
 
   // MARK: - Runs
 
-  private func begin(at time: Duration, progress: RunProgress) {
+  private func begin(at time: Duration) {
     run = Run(start: time)
-    run?.estimator.reset(fraction: progress.fractionCompleted ?? 0, at: time)
     lastDraw = nil
     if !output.capabilities.isInteractive {
       output.write(prefixed("started") + "\n")
@@ -144,10 +176,11 @@ public final class TerminalRenderer: ProgressRenderer {
 
   private func finish(_ update: ProgressUpdate) {
     guard let run else { return }
+    let unit = unit(of: update)
     let elapsed = TerminalFormat.elapsed(update.time - run.start)
     let lastFraction = run.progress.fractionCompleted
     let finished = update.state.phase == .finished
-    let counts = countsText(run.progress, finished: finished)
+    let counts = countsText(run.progress, finished: finished, unit: unit)
     if output.capabilities.isInteractive {
       let status: ProgressLine.Status
       switch update.state {
@@ -156,7 +189,7 @@ public final class TerminalRenderer: ProgressRenderer {
       default: status = .success("done in \(elapsed)")
       }
       var line = ProgressLine(label: label, counts: counts, status: status)
-      line.reserved = .forRun(total: run.progress.totalCount, determinate: lastFraction != nil)
+      line.reserved = reservation(run, unit: unit)
       // A finished bar is full; any other ends where the work was, and indeterminate work
       // claims no percentage even then.
       line.barFraction = finished ? 1 : lastFraction
@@ -182,16 +215,31 @@ public final class TerminalRenderer: ProgressRenderer {
     self.run = nil
   }
 
+  /// The unit an update's counts and rate are shown in.
+  private func unit(of update: ProgressUpdate) -> ProgressUnit {
+    unit ?? update.unit
+  }
+
+  /// The room the line keeps after the bar for the whole run.
+  private func reservation(_ run: Run, unit: ProgressUnit) -> ProgressLine.Reservation {
+    var reserved = ProgressLine.Reservation.forRun(run.progress, unit: unit)
+    reserved.message = run.hasShownMessage
+    return reserved
+  }
+
   // MARK: - Interactive drawing
 
   private func drawBar(_ update: ProgressUpdate, force: Bool) {
-    guard var run else { return }
+    guard let run else { return }
     if let lastDraw, !force, update.time - lastDraw < TerminalRenderer.redrawInterval {
       return
     }
-    var line = ProgressLine(label: label, counts: countsText(run.progress, finished: false))
-    line.reserved = .forRun(
-      total: run.progress.totalCount, determinate: !run.progress.isIndeterminate)
+    let unit = unit(of: update)
+    var line = ProgressLine(
+      label: label, counts: countsText(run.progress, finished: false, unit: unit))
+    line.reserved = reservation(run, unit: unit)
+    line.message = run.progress.message
+    line.isPaused = run.isPaused
     if run.progress.isIndeterminate {
       line.indeterminatePosition = bouncing(update.time - run.start)
     } else {
@@ -199,15 +247,9 @@ public final class TerminalRenderer: ProgressRenderer {
       line.barFraction = update.displayedProgress
       line.percentFraction = run.progress.fractionCompleted
       line.percentCounts = percentCounts(run.progress)
-      let fraction = run.progress.fractionCompleted ?? 0
-      if let remaining = run.estimator.remaining(at: fraction) {
-        line.eta = "ETA " + TerminalFormat.remaining(remaining)
-        if let rate = run.estimator.rate, let total = run.progress.totalCount, total > 0 {
-          line.rate = TerminalFormat.rate(rate * Double(total))
-        }
-      }
+      line.eta = update.estimatedTimeRemaining.map { "ETA " + TerminalFormat.remaining($0) }
     }
-    self.run = run
+    line.rate = update.throughput.map { unit.format(throughput: $0) }
     write(line, force: force, time: update.time)
   }
 
@@ -258,15 +300,26 @@ public final class TerminalRenderer: ProgressRenderer {
 
   // MARK: - Plain lines
 
-  private func writePlainStep(_ progress: RunProgress) {
+  private func writePlainStep(_ progress: RunProgress, unit: ProgressUnit) {
     guard var run, let fraction = progress.fractionCompleted else { return }
     let step = Int((fraction * 10).rounded(.down))
     guard step > run.lastPlainStep else { return }
     run.lastPlainStep = step
     self.run = run
-    let counts = countsText(progress, finished: false).map { "  " + $0 } ?? ""
+    let counts = countsText(progress, finished: false, unit: unit).map { "  " + $0 } ?? ""
     let percent = TerminalFormat.percent(progress) ?? TerminalFormat.percent(fraction)
-    output.write(prefixed(percent + "%" + counts) + "\n")
+    let message = progress.message.map { "  " + TerminalFormat.singleLine($0) } ?? ""
+    output.write(prefixed(percent + "%" + counts + message) + "\n")
+  }
+
+  /// `paused at 52%  26/50`, or `resumed at …`.
+  private func writePlainPause(_ progress: RunProgress, isPaused: Bool, unit: ProgressUnit) {
+    let position = [
+      TerminalFormat.percent(progress).map { $0 + "%" },
+      countsText(progress, finished: false, unit: unit),
+    ].compactMap { $0 }.joined(separator: "  ")
+    let at = position.isEmpty ? "" : " at " + position
+    output.write(prefixed((isPaused ? "paused" : "resumed") + at) + "\n")
   }
 
   private func prefixed(_ text: String) -> String {
@@ -283,14 +336,15 @@ public final class TerminalRenderer: ProgressRenderer {
     return ProgressLine.Counts(completed: completed, total: total)
   }
 
-  private func countsText(_ progress: RunProgress, finished: Bool) -> String? {
+  /// `26/50` items or `1.2 GB / 3.4 GB`, `26` or `1.2 GB` without a total.
+  private func countsText(_ progress: RunProgress, finished: Bool, unit: ProgressUnit) -> String? {
     guard let completed = progress.completedCount else { return nil }
-    guard let total = progress.totalCount else { return "\(completed)" }
-    return finished ? "\(total)/\(total)" : "\(completed)/\(total)"
+    guard let total = progress.totalCount else { return unit.format(completed) }
+    return unit.format(completed: finished ? total : completed, of: total)
   }
 
   /// An error's description on one line.
   private func oneLine(_ error: any Error) -> String {
-    String(String(describing: error).map { $0.isNewline ? " " : $0 })
+    TerminalFormat.singleLine(String(describing: error))
   }
 }

@@ -176,6 +176,123 @@ struct LogFileRendererTests {
     }
   }
 
+  // MARK: - Messages, units, estimates and pauses
+
+  private func records(in url: URL) throws -> [LogRecord] {
+    try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(LogRecord.decode)
+  }
+
+  @Test func messagesUnitsEstimatesAndPausesAreLogged() async throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let log = try LogFileRenderer(path: url.path, label: "copy", wallClock: steppingClock())
+    let harness = Harness(animation: .instant)
+    harness.runner.unit = .bytes
+    let token = harness.runner.attach(log)
+    // 100 MB a second for six seconds, with a pause of two seconds after the fourth.
+    let steps = 6
+    let reached = (0..<steps).map { _ in Latch() }
+    let proceed = (0..<steps).map { _ in Latch() }
+    let done = Latch()
+    let message: @Sendable (Int) -> String = { "Copying part \($0) of 6: \"日本\"\n\\" }
+    harness.runner.start { reporter in
+      for step in 0..<steps {
+        await proceed[step].wait()
+        reporter.report(message: message(step + 1))
+        reporter.report(completed: (step + 1) * 100_000_000, of: 600_000_000)
+        reached[step].open()
+      }
+      await done.wait()
+    }
+    for step in 0..<steps {
+      harness.clock.advance(by: .milliseconds(999))
+      proceed[step].open()
+      await reached[step].wait()
+      harness.clock.advance(by: .milliseconds(1))  // the frame that reads the report
+      if step == 3 {
+        harness.runner.pause()
+        harness.clock.advance(by: .seconds(2))
+        harness.runner.resume()
+      }
+    }
+    done.open()
+    await harness.recorder.waitForTerminalState()
+    token.cancel()
+
+    let records = try records(in: url)
+    #expect(
+      records.map(\.phase) == [
+        "running", "running", "running", "running", "running", "paused", "running", "running",
+        "running", "finished",
+      ])
+    #expect(records.allSatisfy { $0.unit == "bytes" && $0.label == "copy" })
+    #expect(
+      records.map(\.completed) == [nil] + (1...4).map { $0 * 100_000_000 } + [
+        400_000_000, 400_000_000, 500_000_000, 600_000_000, 600_000_000,
+      ])
+    // Messages as reported, escapes and all; the end keeps the last one.
+    #expect(records[0].message == nil)
+    #expect(records[1].message == message(1))
+    #expect(records[5].message == message(4) && records[6].message == message(4))
+    #expect(records[9].message == message(6))
+    // The runner estimates once three reports have moved the run; the end has no estimate.
+    #expect(records.prefix(3).allSatisfy { $0.throughput == nil && $0.eta == nil })
+    #expect(abs((records[3].throughput ?? 0) - 100_000_000) < 1)
+    #expect(abs((records[4].throughput ?? 0) - 100_000_000) < 1)
+    #expect(abs((records[4].eta ?? 0) - 2) < 0.002)  // 200 MB left
+    #expect(records[5...8].allSatisfy { $0.throughput != nil && $0.eta != nil })
+    #expect(abs((records[8].eta ?? 1)) < 0.002)  // all done
+    #expect(records[9].throughput == nil && records[9].eta == nil)
+    // The pause is logged where it happened; the time since the start counts the pause.
+    #expect(records[5].elapsed == 4 && records[6].elapsed == 6)
+    #expect(records[9].elapsed == 8)
+    #expect(records[9].fraction == 1)
+  }
+
+  @Test func aNewMessageAloneIsLoggedAtMostOnceASecondRunningOrPaused() async throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let harness = Harness(animation: .instant)
+    let token = harness.runner.attach(try LogFileRenderer(path: url.path))
+    // A new message every 100 ms for 4 s, the count unchanged; paused from 2 s on.
+    let steps = 40
+    let reached = (0..<steps).map { _ in Latch() }
+    let proceed = (0..<steps).map { _ in Latch() }
+    harness.runner.start { reporter in
+      reporter.report(completed: 10, of: 100)
+      for step in 0..<steps {
+        await proceed[step].wait()
+        reporter.report(message: "Hashing file \(step)")
+        reached[step].open()
+      }
+      await Latch().wait()
+    }
+    for step in 0..<steps {
+      harness.clock.advance(by: .milliseconds(100))
+      proceed[step].open()
+      await reached[step].wait()
+      if step == 20 {
+        harness.runner.pause()
+      }
+    }
+    harness.clock.advance(by: .milliseconds(100))
+    harness.runner.cancel()
+    token.cancel()
+
+    let records = try records(in: url)
+    let running = records.filter { $0.phase == "running" }
+    let paused = records.filter { $0.phase == "paused" }
+    #expect((2...4).contains(running.count))
+    #expect((2...4).contains(paused.count))
+    #expect(records.last?.phase == "cancelled")
+    // Apart from the transitions, a line per second at most, each with the latest message.
+    for lines in [running, paused] {
+      let elapsed = lines.compactMap(\.elapsed)
+      for (previous, next) in zip(elapsed.dropFirst(), elapsed.dropFirst(2)) {
+        #expect(next - previous >= 1 - 1e-9)
+      }
+      #expect(Set(lines.dropFirst().map(\.message)).count == lines.count - 1)
+    }
+  }
+
   // MARK: - Errors
 
   @Test func aMissingFolderIsAnErrorNamingThePathAndTheReason() throws {

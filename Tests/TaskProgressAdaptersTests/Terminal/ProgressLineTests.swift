@@ -75,7 +75,7 @@ struct ProgressLineTests {
       label: "Importing", barFraction: 0.5, percentFraction: 0.5, counts: "50/100")
     line.rate = "12.0 it/s"
     line.eta = "ETA 0:04"
-    line.reserved = .forRun(total: 100, determinate: true)
+    line.reserved = .forRun(RunProgress(completed: 0, of: 100), unit: .items)
     let widths = [80, 55, 45, 30, 24]
     let rendered = widths.map { render(line, width: $0) }
     #expect(rendered[0].contains("12.0 it/s") && rendered[0].contains("ETA 0:04"))
@@ -91,7 +91,7 @@ struct ProgressLineTests {
   @Test func theBarKeepsItsWidthWhetherOrNotTheReservedPartsAreThere() {
     var early = ProgressLine(
       label: "Task", barFraction: 0.1, percentFraction: 0.1, counts: "10/100")
-    early.reserved = .forRun(total: 100, determinate: true)
+    early.reserved = .forRun(RunProgress(completed: 0, of: 100), unit: .items)
     var late = early
     late.rate = "9.9 it/s"
     late.eta = "ETA 0:09"
@@ -105,7 +105,7 @@ struct ProgressLineTests {
 
   @Test func aStatusThatDoesNotFitGoesOnALineOfItsOwnAndKeepsTheBar() {
     var line = ProgressLine(label: "Task", barFraction: 0.4, percentFraction: 0.4, counts: "4/10")
-    line.reserved = .forRun(total: 10, determinate: true)
+    line.reserved = .forRun(RunProgress(completed: 0, of: 10), unit: .items)
     line.status = .failure("failed after 1.0s: the server closed the connection unexpectedly")
     let (text, overflow) = line.rendered(width: 60, unicode: true, color: false)
     #expect(overflow == "failed after 1.0s: the server closed the connection unexpectedly")
@@ -125,7 +125,7 @@ struct ProgressLineTests {
 
   @Test func theEndOfAFractionOnlyRunFitsAfterItsBar() {
     var line = ProgressLine(label: "Task", barFraction: 1, percentFraction: 1)
-    line.reserved = .forRun(total: nil, determinate: true)
+    line.reserved = .forRun(RunProgress(fractionCompleted: 1), unit: .items)
     line.status = .success("done in 59.9s")
     let (text, overflow) = line.rendered(width: 60, unicode: true, color: false)
     #expect(overflow == nil)
@@ -151,5 +151,121 @@ struct ProgressLineTests {
       let (text, _) = line.rendered(width: width, unicode: true, color: false)
       #expect(text.hasPrefix("▕"))
     }
+  }
+
+  // MARK: - Messages, units and pauses
+
+  /// The heavy task half way: 26 of 50 items at 24.8 per second, with a message.
+  private func heavyTask(message: String?) -> ProgressLine {
+    var line = ProgressLine(
+      label: "Heavy task", barFraction: 0.52, percentFraction: 0.52, counts: "26/50")
+    line.percentCounts = .init(completed: 26, total: 50)
+    line.rate = "24.8 it/s"
+    line.eta = "ETA 0:01"
+    line.message = message
+    line.reserved = .forRun(RunProgress(completed: 26, of: 50), unit: .items)
+    line.reserved.message = true
+    return line
+  }
+
+  @Test func theMessageComesLastAfterTheRateAndTheETA() {
+    let text = render(heavyTask(message: "Hashing IMG_0042.jpg"), width: 80)
+    #expect(
+      text == "Heavy task ▕█████▏    ▏  52%  26/50  24.8 it/s  ETA 0:01  Hashing IMG_0042.jpg")
+    #expect(TerminalFormat.columns(text) <= 79)
+  }
+
+  @Test func theMessageShrinksFirstThenThePartsGoAsBefore() {
+    let message = "Hashing IMG_0042.jpg, the forty-second photo of the holiday in Kyoto"
+    let widths = [200, 80, 70, 64, 60, 40, 30, 20]
+    let rendered = widths.map { render(heavyTask(message: message), width: $0) }
+    #expect(rendered[0].hasSuffix("  24.8 it/s  ETA 0:01  " + message))
+    #expect(rendered[1].hasSuffix("  24.8 it/s  ETA 0:01  Hashing IMG_0042.jpg…"))
+    #expect(rendered[2].hasSuffix("  24.8 it/s  ETA 0:01  Hashing IM…"))
+    // The message is gone before anything else goes.
+    #expect(rendered[3].hasSuffix("  52%  26/50  24.8 it/s  ETA 0:01"))
+    #expect(rendered[4].hasSuffix("  52%  26/50  ETA 0:01"))
+    #expect(rendered[5].hasPrefix("Heavy task ▕") && rendered[5].hasSuffix("  52%  26/50"))
+    #expect(rendered[6].hasPrefix("Heavy task ▕") && rendered[6].hasSuffix("▏  52%"))
+    #expect(rendered[7] == "▕██████▏     ▏  52%")
+    for (width, text) in zip(widths, rendered) {
+      #expect(TerminalFormat.columns(text) <= width - 1, "\(width): \(text)")
+    }
+    // The bar keeps at least its 10 cells while the message shrinks.
+    #expect(rendered[1].contains("▕█████▏    ▏") && rendered[2].contains("▕█████▏    ▏"))
+  }
+
+  @Test func theBarKeepsItsWidthWhileTheMessageChangesOrGoes() {
+    let positions = ["Hashing a.jpg", "Hashing a-much-longer-name-than-before.jpg", nil].map {
+      let text = render(heavyTask(message: $0), width: 100)
+      return text.firstIndex(of: "%").map { text.distance(from: text.startIndex, to: $0) }
+    }
+    #expect(Set(positions).count == 1)
+  }
+
+  @Test func aWideMessageIsCutAtAColumnBoundary() {
+    let message = "写真を処理しています：京都の休日の四十二枚目"
+    for width in [20, 40, 60, 80, 200] {
+      let text = render(heavyTask(message: message), width: width)
+      #expect(TerminalFormat.columns(text) <= width - 1, "\(width): \(text)")
+      if text.contains("写真") && !text.hasSuffix(message) {
+        #expect(text.hasSuffix("…"))
+      }
+    }
+    // 21 columns for the message: ten wide characters and the ellipsis.
+    #expect(render(heavyTask(message: message), width: 80).hasSuffix("  写真を処理しています…"))
+    #expect(render(heavyTask(message: message), width: 200).hasSuffix("  " + message))
+  }
+
+  @Test func aMessageNeverBreaksTheLineNorWritesEscapes() {
+    let message = "first line\nsecond line\r\u{1B}[2J\u{7}\u{85}\u{2028}end"
+    let text = render(heavyTask(message: message), width: 200)
+    #expect(text.hasSuffix("  first line second line  [2J   end"))
+    #expect(text.unicodeScalars.allSatisfy { $0.properties.generalCategory != .control })
+  }
+
+  @Test func anASCIILineCutsItsMessageWithThreeDots() {
+    let text = render(
+      heavyTask(message: "Hashing IMG_0042.jpg and more"), width: 80, unicode: false)
+    #expect(text.hasSuffix("  ETA 0:01  Hashing IMG_0042.j..."))
+  }
+
+  @Test func aPausedLineShowsPausedInPlaceOfTheRateAndTheETA() {
+    var line = heavyTask(message: "Hashing IMG_0042.jpg")
+    let running = render(line, width: 80)
+    line.isPaused = true
+    let paused = render(line, width: 80)
+    #expect(paused == "Heavy task ▕█████▏    ▏  52%  26/50  paused  Hashing IMG_0042.jpg")
+    #expect(
+      running.firstIndex(of: "%").map { running.distance(from: running.startIndex, to: $0) }
+        == paused.firstIndex(of: "%").map { paused.distance(from: paused.startIndex, to: $0) })
+    // Where the rate and the ETA have given way, `paused` stays, after the counts and the label.
+    #expect(render(line, width: 40).hasPrefix("Heavy task ▕"))
+    #expect(render(line, width: 40).hasSuffix("▏  52%  paused"))
+    #expect(render(line, width: 30) == "▕███████▎      ▏  52%  paused")
+    #expect(render(line, width: 25) == "▕████████▊        ▏  52%")
+  }
+
+  @Test func roomIsKeptForTheWidestCountsAndRateOfTheUnit() {
+    let bytes = ProgressLine.Reservation.forRun(
+      RunProgress(completed: 1_200_000_000, of: 3_400_000_000), unit: .bytes)
+    // "999.9 MB / 3.4 GB" at most, and "99.9 kB/s".
+    #expect(bytes.counts == 17 && bytes.rate == 9 && bytes.eta == 11)
+    let binary = ProgressLine.Reservation.forRun(
+      RunProgress(completed: 0, of: 1 << 30), unit: .binaryBytes)
+    // "1023 MiB / 1.0 GiB" and "1023 KiB/s".
+    #expect(binary.counts == 18 && binary.rate == 10)
+    let items = ProgressLine.Reservation.forRun(RunProgress(completed: 3, of: 1000), unit: .items)
+    #expect(items.counts == 9 && items.rate == 10)
+    let files = ProgressLine.Reservation.forRun(
+      RunProgress(completed: 3, of: 1000), unit: .items(named: "files"))
+    #expect(files.rate == 13)
+    // Indeterminate counts have a rate but no time left; a bare fraction has a time left only.
+    #expect(
+      ProgressLine.Reservation.forRun(.indeterminate(completed: 5), unit: .items)
+        == .init(rate: 10, eta: ProgressLine.Reservation.status))
+    #expect(
+      ProgressLine.Reservation.forRun(0.5, unit: .items)
+        == .init(eta: ProgressLine.Reservation.status))
   }
 }

@@ -18,18 +18,10 @@ struct TerminalFormatTests {
   @Test(arguments: [
     (Duration.zero, "0:00"), (.milliseconds(100), "0:01"), (.seconds(59), "0:59"),
     (.milliseconds(59_001), "1:00"), (.seconds(3_661), "1:01:01"), (.seconds(-1), "0:00"),
+    (.seconds(5.000_000_000_000_001), "0:05"), (.seconds(Int64.max), "277777777777:46:40"),
   ])
   func remainingTimesRoundUp(duration: Duration, text: String) {
     #expect(TerminalFormat.remaining(duration) == text)
-  }
-
-  @Test(arguments: [
-    (0.4, "2.5 s/it"), (1, "1.0 it/s"), (12.34, "12.3 it/s"), (99.96, "100 it/s"),
-    (250, "250 it/s"),
-    (4_500, "4.5k it/s"), (1_234_567, "1.2M it/s"), (3e9, "3.0G it/s"),
-  ])
-  func rates(perSecond: Double, text: String) {
-    #expect(TerminalFormat.rate(perSecond) == text)
   }
 
   @Test(arguments: [
@@ -38,11 +30,6 @@ struct TerminalFormatTests {
   ])
   func columnsCountWideCharactersTwiceAndMarksNotAtAll(text: String, columns: Int) {
     #expect(TerminalFormat.columns(text) == columns)
-  }
-
-  @Test(arguments: [0, -1, Double.nan, .infinity])
-  func meaninglessRatesAreEmpty(perSecond: Double) {
-    #expect(TerminalFormat.rate(perSecond).isEmpty)
   }
 
   // MARK: - Percentages
@@ -141,5 +128,30 @@ struct TerminalFormatTests {
     renderer.render(start)
     renderer.render(report)
     #expect(terminal.output.contains(" \(expected)  \(completed)/\(total)"))
+  }
+
+  // MARK: - Text
+
+  @Test(arguments: [
+    ("plain", "plain"), ("a\nb", "a b"), ("a\r\nb", "a  b"), ("\u{1B}[2J", " [2J"),
+    ("tab\there", "tab here"), ("del\u{7F}", "del "), ("c1\u{9B}31m", "c1 31m"),
+    ("nel\u{85}ls\u{2028}ps\u{2029}", "nel ls ps "), ("é 日本 🚀", "é 日本 🚀"),
+  ])
+  func singleLineTextHasNoControlCharacters(text: String, expected: String) {
+    #expect(TerminalFormat.singleLine(text) == expected)
+  }
+
+  @Test(arguments: [
+    ("Hashing IMG_0042.jpg", 20, "Hashing IMG_0042.jpg"),
+    ("Hashing IMG_0042.jpg", 19, "Hashing IMG_0042.j…"),
+    ("Hashing IMG_0042.jpg", 9, "Hashing…"),  // no space before the ellipsis
+    ("日本語のテキスト", 16, "日本語のテキスト"),
+    ("日本語のテキスト", 15, "日本語のテキス…"),
+    ("日本語のテキスト", 14, "日本語のテキ…"),  // 13 columns: a wide character is never halved
+    ("e\u{301}e\u{301}e\u{301}", 2, "e\u{301}…"),  // combining marks stay with their letter
+    ("abc", 0, ""),
+  ])
+  func truncationCutsAtAColumnBoundary(text: String, width: Int, expected: String) {
+    #expect(TerminalFormat.truncated(text, toColumns: width, ellipsis: "…") == expected)
   }
 }

@@ -94,7 +94,7 @@ struct TerminalRendererTests {
     let last = terminal.output.split(separator: "\r").last.map(String.init) ?? ""
     #expect(
       last
-        == "Task ▕█████████████▌                    ▏  40%  20/50\u{1B}[K\n"
+        == "Task ▕██████████████                     ▏  40%  20/50\u{1B}[K\n"
         + "\u{1B}[31mfailed after 0.6s: disk full while writing chunk 7\u{1B}[0m\n\u{1B}[?25h")
   }
 
@@ -162,7 +162,7 @@ struct TerminalRendererTests {
     let last = terminal.output.split(separator: "\r").last.map(String.init) ?? ""
     #expect(!last.contains("%"))
     #expect(last.contains("█") && last.contains("  7"))
-    #expect(last.hasSuffix("cancelled after 1.0s\n\u{1B}[?25h"))
+    #expect(last.hasSuffix("  7  cancelled after 1.0s\u{1B}[K\n\u{1B}[?25h"))
     token.cancel()
   }
 
@@ -299,29 +299,319 @@ struct TerminalRendererTests {
     #expect(!terminal.output.contains("\r") && !terminal.output.contains("\u{1B}"))
   }
 
-  // MARK: - Estimates
+  // MARK: - Rate and ETA
 
-  @Test func theETAAppearsOnlyWithEnoughSamplesNeverNegativeAndNeverLeaping() async {
-    // Slow, then a burst, then slow again: the raw estimate swings by a factor of ~50.
+  @Test func theRateAndTheETAAreTheRunnersOwnAndShowOnlyOnceItHasThem() async {
+    // Slow, then a burst, then slow again.
     let counts = [2, 4, 6, 8, 10, 12, 14, 60, 62, 64, 66, 68, 70, 72, 74, 76, 78, 80]
-    let terminal = await play(columns: 100, capabilities: .interactiveUnicode) { script in
-      script.counts = counts
-      script.total = 100
-      script.step = .milliseconds(150)
+    let harness = Harness(animation: .linear)
+    let terminal = MemoryTerminal(columns: 120)
+    let log = DrawLog(terminal: terminal, label: "Task")
+    let token = harness.runner.attach(log)
+    let reached = counts.map { _ in Latch() }
+    let proceed = counts.map { _ in Latch() }
+    harness.runner.start { reporter in
+      for (index, count) in counts.enumerated() {
+        reporter.report(completed: count, of: 100)
+        reached[index].open()
+        await proceed[index].wait()
+      }
+      await Latch().wait()
     }
+    for index in counts.indices {
+      await reached[index].wait()
+      harness.clock.advance(by: .milliseconds(150))
+      proceed[index].open()
+    }
+    harness.runner.cancel()
+    token.cancel()
+    let draws = log.draws.filter { $0.update.state.phase == .running }
+    #expect(draws.count > 20)
+    for (update, line) in draws {
+      let rate = update.throughput.map { ProgressUnit.items.format(throughput: $0) }
+      let eta = update.estimatedTimeRemaining.map { "ETA " + TerminalFormat.remaining($0) }
+      #expect(rate.map { line.contains("  " + $0) } ?? !line.contains("it/s"), "\(line)")
+      #expect(eta.map { line.contains("  " + $0) } ?? !line.contains("ETA"), "\(line)")
+    }
+    // The runner estimates once reports have moved the run; the line shows nothing before.
+    #expect(!draws.prefix(3).contains { $0.line.contains("ETA") || $0.line.contains("it/s") })
+    #expect(draws.filter { $0.line.contains(" it/s  ETA ") }.count > 10)
+  }
+
+  @Test func aFractionOnlyRunHasAnETAButNoRate() async {
+    let harness = Harness(animation: .instant)
+    let terminal = MemoryTerminal(columns: 80)
+    let token = harness.runner.attach(TerminalRenderer(label: "Task", output: terminal))
+    let fractions = [0.1, 0.2, 0.3, 0.4, 0.5]
+    let reached = fractions.map { _ in Latch() }
+    let proceed = fractions.map { _ in Latch() }
+    harness.runner.start { reporter in
+      for (index, fraction) in fractions.enumerated() {
+        await proceed[index].wait()
+        reporter.report(fractionCompleted: fraction)
+        reached[index].open()
+      }
+      await Latch().wait()
+    }
+    for index in fractions.indices {
+      harness.clock.advance(by: .milliseconds(999))
+      proceed[index].open()
+      await reached[index].wait()
+      harness.clock.advance(by: .milliseconds(1))
+    }
+    // The last report is drawn at once or at the next redraw, at most 50 ms later.
+    harness.clock.advance(by: .milliseconds(100))
+    #expect(harness.runner.throughput == nil)
+    let eta = harness.runner.estimatedTimeRemaining ?? .zero
+    // 10% a second, 50% left: five seconds, and a little more as the rate decays; rounded up.
+    #expect(eta > .seconds(5) && eta < .seconds(5.01))
+    #expect(frames(terminal).last?.hasSuffix("▏  50%  ETA 0:06") == true)
+    #expect(!terminal.output.contains("/s"))
+    harness.runner.cancel()
+    token.cancel()
+  }
+
+  // MARK: - Units
+
+  @Test func bytesAreShownInTheirUnitsEndToEnd() async {
+    let harness = Harness(animation: .instant)
+    harness.runner.unit = .bytes
+    let terminal = MemoryTerminal(columns: 100)
+    let token = harness.runner.attach(TerminalRenderer(label: "Copying", output: terminal))
+    // 12.3 MB a second for 98 seconds: 1.2 GB of 3.4 GB.
+    let steps = 98
+    let reached = (0..<steps).map { _ in Latch() }
+    let proceed = (0..<steps).map { _ in Latch() }
+    harness.runner.start { reporter in
+      for step in 0..<steps {
+        await proceed[step].wait()
+        reporter.report(completed: (step + 1) * 12_300_000, of: 3_400_000_000)
+        reached[step].open()
+      }
+      await Latch().wait()
+    }
+    for step in 0..<steps {
+      harness.clock.advance(by: .milliseconds(999))
+      proceed[step].open()
+      await reached[step].wait()
+      harness.clock.advance(by: .milliseconds(1))  // the frame that reads the report
+    }
+    // The last report is drawn at once or at the next redraw, at most 50 ms later.
+    harness.clock.advance(by: .milliseconds(100))
+    let throughput = harness.runner.throughput ?? 0
+    let eta = harness.runner.estimatedTimeRemaining ?? .zero
+    #expect(abs(throughput - 12_300_000) < 10_000)  // it decays a little while nothing moves
+    // 2,194.6 MB left at 12.3 MB/s: 178.4 s, rounded up.
+    #expect(abs(eta / .seconds(1) - 178.5) < 0.1)
+    #expect(
+      frames(terminal).last?.hasSuffix("▏  35%  1.2 GB / 3.4 GB  12.3 MB/s  ETA 2:59") == true)
+    harness.runner.cancel()
+    #expect(
+      terminal.output.hasSuffix(
+        "▏  35%  1.2 GB / 3.4 GB  cancelled after 1:38\u{1B}[K\n\u{1B}[?25h"))
+    token.cancel()
+  }
+
+  @Test func theRenderersUnitOverridesTheRunners() {
+    let progress = RunProgress(completed: 1 << 30, of: 1 << 31)
+    let updates = [
+      ProgressUpdate(reason: .stateChanged, state: .running(0), displayedProgress: 0, time: .zero),
+      ProgressUpdate(
+        reason: .stateChanged, state: .running(progress), displayedProgress: 0.5,
+        time: .seconds(1), throughput: 1_048_576, estimatedTimeRemaining: .seconds(1024)),
+      ProgressUpdate(
+        reason: .stateChanged, state: .finished, displayedProgress: 1, time: .seconds(2)),
+    ]
+    let terminal = MemoryTerminal(columns: 80)
+    let renderer = TerminalRenderer(label: "Task", unit: .binaryBytes, output: terminal)
+    let plain = MemoryTerminal(columns: 80, capabilities: .plain)
+    let plainRenderer = TerminalRenderer(label: "Task", unit: .binaryBytes, output: plain)
+    for update in updates {
+      renderer.render(update)
+      plainRenderer.render(update)
+    }
+    #expect(frames(terminal)[1].hasSuffix("▏  50%  1.0 GiB / 2.0 GiB  1.0 MiB/s  ETA 17:04"))
+    #expect(
+      terminal.output.hasSuffix("▏ 100%  2.0 GiB / 2.0 GiB  done in 2.0s\u{1B}[K\n\u{1B}[?25h"))
+    #expect(
+      plain.lines == [
+        "Task: started", "Task: 50%  1.0 GiB / 2.0 GiB",
+        "Task: finished in 2.0s  2.0 GiB / 2.0 GiB",
+        "",
+      ])
+  }
+
+  // MARK: - Messages
+
+  /// A message, a wide one, and one that tries to break the line and clear the screen.
+  nonisolated static let messages = [
+    "Hashing IMG_0042.jpg", "写真を処理しています：京都の休日の四十二枚目",
+    "two\nlines \u{1B}[2J\u{1B}]0;title\u{7} and\r a bell\u{7}",
+  ]
+
+  @Test(arguments: [20, 40, 80, 200], messages)
+  func aMessageFitsEveryWidthAndNeverBreaksTheLine(columns: Int, message: String) {
+    let terminal = MemoryTerminal(columns: columns)
+    let renderer = TerminalRenderer(label: "Heavy task", output: terminal)
+    renderer.render(
+      ProgressUpdate(reason: .stateChanged, state: .running(0), displayedProgress: 0, time: .zero))
+    for step in 1...25 {
+      let progress = RunProgress(completed: 2 * step, of: 50, message: message)
+      renderer.render(
+        ProgressUpdate(
+          reason: .stateChanged, state: .running(progress), displayedProgress: Double(step) / 25,
+          time: .milliseconds(100 * step), throughput: 20,
+          estimatedTimeRemaining: .milliseconds(100 * (25 - step))))
+    }
+    renderer.render(
+      ProgressUpdate(
+        reason: .stateChanged, state: .finished, displayedProgress: 1, time: .milliseconds(2600)))
     let frames = frames(terminal)
-    let etas = frames.compactMap { frame -> Int? in
-      guard let range = frame.firstRange(of: "ETA ") else { return nil }
-      let parts = frame[range.upperBound...].split(separator: ":").compactMap { Int($0) }
-      return parts.reduce(0) { $0 * 60 + $1 }
+    #expect(frames.count == 27)
+    for frame in frames {
+      #expect(TerminalFormat.columns(frame) <= columns - 1, "\(frame)")
     }
-    // No estimate from the first few frames: 3 samples of 100 ms are needed.
-    let firstWithETA = frames.firstIndex { $0.contains("ETA ") } ?? frames.count
-    #expect(firstWithETA >= 4)
-    #expect(!etas.isEmpty)
-    #expect(etas.allSatisfy { $0 >= 0 })
-    for (previous, next) in zip(etas, etas.dropFirst()) where previous > 2 && next > 2 {
-      #expect(Double(next) / Double(previous) <= 2.5 && Double(previous) / Double(next) <= 2.5)
+    // No newline before the end of the run, and no escape sequence but the renderer's own.
+    let lastRedraw = terminal.output.lastIndex(of: "\r") ?? terminal.output.endIndex
+    #expect(!terminal.output[..<lastRedraw].contains("\n"))
+    var written = terminal.output
+    for own in ["\u{1B}[?25l", "\u{1B}[K", "\u{1B}[?25h"] {
+      written = written.replacing(own, with: "")
+    }
+    #expect(!written.contains("\u{1B}") && !written.contains("\u{7}"))
+    // From 80 columns the message shows, whole or cut; the final line has none.
+    let shown = TerminalFormat.singleLine(message)
+    if columns >= 80 {
+      #expect(frames.dropFirst().dropLast().allSatisfy { $0.contains("  " + shown.prefix(6)) })
+    } else {
+      #expect(!frames.contains { $0.contains(shown.prefix(6)) })
+    }
+    #expect(!frames[frames.count - 1].contains(shown.prefix(6)))
+  }
+
+  @Test func theHeavyTaskLineAt80Columns() {
+    let terminal = MemoryTerminal(columns: 80)
+    let renderer = TerminalRenderer(label: "Heavy task", output: terminal)
+    renderer.render(
+      ProgressUpdate(reason: .stateChanged, state: .running(0), displayedProgress: 0, time: .zero))
+    renderer.render(
+      ProgressUpdate(
+        reason: .stateChanged,
+        state: .running(RunProgress(completed: 26, of: 50, message: "Hashing IMG_0042.jpg")),
+        displayedProgress: 0.52, time: .seconds(1), throughput: 24.8,
+        estimatedTimeRemaining: .milliseconds(970)))
+    #expect(
+      frames(terminal).last
+        == "Heavy task ▕█████▏    ▏  52%  26/50  24.8 it/s  ETA 0:01  Hashing IMG_0042.jpg")
+  }
+
+  @Test func plainStepsCarryTheMessageOnOneLine() {
+    let plain = MemoryTerminal(columns: 80, capabilities: .plain)
+    let renderer = TerminalRenderer(label: "Task", output: plain)
+    renderer.render(
+      ProgressUpdate(reason: .stateChanged, state: .running(0), displayedProgress: 0, time: .zero))
+    for (count, message) in [
+      (5, "Hashing a.jpg"), (6, "Hashing b.jpg"), (10, "two\nlines\u{1B}[2J"),
+    ] {
+      renderer.render(
+        ProgressUpdate(
+          reason: .stateChanged,
+          state: .running(RunProgress(completed: count, of: 50, message: message)),
+          displayedProgress: 0, time: .seconds(count)))
+    }
+    renderer.render(
+      ProgressUpdate(
+        reason: .stateChanged, state: .cancelled, displayedProgress: 0, time: .seconds(11)))
+    #expect(
+      plain.lines == [
+        "Task: started", "Task: 10%  5/50  Hashing a.jpg", "Task: 20%  10/50  two lines [2J",
+        "Task: cancelled after 11.0s at 20% 10/50", "",
+      ])
+  }
+
+  // MARK: - Pausing
+
+  /// Starts a run on `harness` that reports 26 of 50 with a message, then 27 of 50 when the
+  /// first latch opens; returns once the first report was drawn, with that latch and one that
+  /// opens when the second report is made.
+  private func startPausableRun(_ harness: Harness) async -> (proceed: Latch, reported: Latch) {
+    let first = Latch()
+    let proceed = Latch()
+    let reported = Latch()
+    harness.runner.start { reporter in
+      reporter.report(message: "Hashing IMG_0042.jpg")
+      reporter.report(completed: 26, of: 50)
+      first.open()
+      await proceed.wait()
+      reporter.report(completed: 27, of: 50)
+      reported.open()
+      await Latch().wait()
+    }
+    await first.wait()
+    harness.clock.advance(by: .milliseconds(100))  // a redraw after the report
+    return (proceed, reported)
+  }
+
+  @Test func aPausedBarSaysSoInPlaceOfTheRateAndTheETAAndGoesOnDrawing() async {
+    let harness = Harness(animation: .instant)
+    let terminal = MemoryTerminal(columns: 80)
+    let token = harness.runner.attach(TerminalRenderer(label: "Task", output: terminal))
+    let (proceed, reported) = await startPausableRun(harness)
+    // Room is kept for the rate and the ETA, and for the message: the bar is 13 cells.
+    #expect(frames(terminal).last == "Task ▕██████▊      ▏  52%  26/50  Hashing IMG_0042.jpg")
+    harness.runner.pause()
+    #expect(
+      frames(terminal).last == "Task ▕██████▊      ▏  52%  26/50  paused  Hashing IMG_0042.jpg")
+    // Work not yet at a checkpoint still reports; the paused bar shows it.
+    proceed.open()
+    await reported.wait()
+    harness.clock.advance(by: .milliseconds(100))
+    #expect(
+      frames(terminal).last == "Task ▕███████      ▏  54%  27/50  paused  Hashing IMG_0042.jpg")
+    harness.runner.resume()
+    #expect(frames(terminal).last == "Task ▕███████      ▏  54%  27/50  Hashing IMG_0042.jpg")
+    harness.runner.cancel()
+    #expect(terminal.output.hasSuffix("▏  54%  27/50  cancelled after 0.2s\u{1B}[K\n\u{1B}[?25h"))
+    token.cancel()
+  }
+
+  @Test func plainOutputSaysWhereARunPausedAndResumed() async {
+    let harness = Harness(animation: .instant)
+    let terminal = MemoryTerminal(columns: 80, capabilities: .plain)
+    let token = harness.runner.attach(TerminalRenderer(label: "Task", output: terminal))
+    let (proceed, reported) = await startPausableRun(harness)
+    harness.runner.pause()
+    proceed.open()
+    await reported.wait()
+    harness.clock.advance(by: .milliseconds(100))
+    harness.runner.resume()
+    harness.runner.cancel()
+    #expect(
+      terminal.lines == [
+        "Task: started", "Task: 52%  26/50  Hashing IMG_0042.jpg", "Task: paused at 52%  26/50",
+        "Task: resumed at 54%  27/50", "Task: cancelled after 0.2s at 54% 27/50", "",
+      ])
+    token.cancel()
+  }
+}
+
+/// A terminal renderer that keeps every update it got with the line it drew for it, if any.
+@MainActor
+private final class DrawLog: ProgressRenderer {
+  let terminal: MemoryTerminal
+  let renderer: TerminalRenderer
+  private(set) var draws: [(update: ProgressUpdate, line: String)] = []
+
+  init(terminal: MemoryTerminal, label: String) {
+    self.terminal = terminal
+    self.renderer = TerminalRenderer(label: label, output: terminal)
+  }
+
+  func render(_ update: ProgressUpdate) {
+    terminal.clear()
+    renderer.render(update)
+    if let redraw = terminal.output.split(separator: "\r").last, terminal.output.contains("\r") {
+      draws.append((update, String(redraw.prefix { $0 != "\u{1B}" })))
     }
   }
 }
