@@ -20,14 +20,14 @@ import ucrt
 
 /// A key the interactive session understands.
 enum Key: Equatable {
-  case enter, cancel, quit, interrupt, endOfInput
+  case enter, pause, cancel, quit, interrupt, endOfInput
 }
 
 /// Turns the bytes a terminal sends into keys.
 ///
 /// It skips the escape sequences of arrows, function keys and the like (`ESC [ … final`,
-/// `ESC O x`), whose bytes could otherwise read as `c` or `q`. A sequence may arrive split over
-/// reads: the decoder keeps its place between bytes.
+/// `ESC O x`), whose bytes could otherwise read as `c`, `p` or `q`. A sequence may arrive split
+/// over reads: the decoder keeps its place between bytes.
 struct KeyDecoder {
   private enum Place {
     case text, escape, controlSequence, singleShift
@@ -55,6 +55,7 @@ struct KeyDecoder {
         place = .escape
         return nil
       case 0x0D, 0x0A: return .enter
+      case UInt8(ascii: "p"), UInt8(ascii: "P"): return .pause
       case UInt8(ascii: "c"), UInt8(ascii: "C"): return .cancel
       case UInt8(ascii: "q"), UInt8(ascii: "Q"): return .quit
       case 0x03: return .interrupt  // Ctrl-C, a key in raw mode

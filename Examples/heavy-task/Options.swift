@@ -32,7 +32,8 @@ struct Options: Equatable, Sendable {
 
     On a terminal, the button and the progress view are drawn on the screen:
       Enter  press the button (again, once a run has ended)
-      c      cancel the run
+      p      pause the run; p again resumes it
+      c      cancel the run (running or paused)
       q      quit (Ctrl-C cancels the run and quits)
     Piped or in CI, the button presses itself once and the progress is written as plain lines.
 

@@ -10,9 +10,10 @@ import TaskProgressAdapters
 ///  │  Perform a Heavy Task  │      highlighted while it has focus, dimmed while a run is active
 ///  ╰────────────────────────╯
 ///
-///  Heavy task ▕███████▍      ▏  52%  26/50  24.8 it/s  ETA 0:01
+///  Heavy task ▕███████▍      ▏  52%  26/50  24.8 it/s  ETA 0:01  Processing object 27 of 50
 ///
-///  Enter press · c cancel · q quit
+///  p pause · c cancel · q quit           the keys that act now: Enter press · q quit while idle,
+///                                        p resume · c cancel · q quit while paused
 /// ```
 @MainActor
 final class Screen {
@@ -22,8 +23,36 @@ final class Screen {
   private let output: TerminalStream
   /// The part of the screen the terminal renderer draws into.
   let progressView: ProgressViewRegion
-  var isButtonEnabled = true {
-    didSet { if isButtonEnabled != oldValue { drawButton() } }
+  /// The phase of the runner the screen shows: the button is enabled and the hint line offers
+  /// Enter while no run is active, and it offers `p` to pause or resume while one is.
+  var phase = RunPhase.idle {
+    didSet {
+      if phase.isActive != oldValue.isActive { drawButton() }
+      if Hints(phase) != Hints(oldValue) { drawHints() }
+    }
+  }
+  private var isButtonEnabled: Bool { !phase.isActive }
+
+  /// The keys the hint line offers: they depend on whether a run is active, and paused.
+  private enum Hints {
+    case idle, running, paused
+
+    init(_ phase: RunPhase) {
+      switch phase {
+      case .running: self = .running
+      case .paused: self = .paused
+      case .idle, .finished, .failed, .cancelled: self = .idle
+      }
+    }
+
+    /// The keys and what each does.
+    var keys: [(key: String, action: String)] {
+      switch self {
+      case .idle: [("Enter", "press"), ("q", "quit")]
+      case .running: [("p", "pause"), ("c", "cancel"), ("q", "quit")]
+      case .paused: [("p", "resume"), ("c", "cancel"), ("q", "quit")]
+      }
+    }
   }
 
   init(output: TerminalStream) {
@@ -35,19 +64,26 @@ final class Screen {
   func redraw() {
     output.write("\u{1B}[2J")
     let columns = output.columns
-    let unicode = output.capabilities.supportsUnicode
     move(to: 1)
     let title = " \u{1B}[1mheavy-task\u{1B}[0m"
     let subtitle = "  \u{1B}[2mthe \"\(Screen.buttonTitle)\" view, in a terminal\u{1B}[0m"
     output.write(columns > 60 ? title + subtitle : title)
     drawButton()
-    move(to: Screen.progressRow + 3)
-    let dot = unicode ? "·" : "-"
-    output.write(
-      columns > 33
-        ? " \u{1B}[2mEnter\u{1B}[0m press \(dot) \u{1B}[2mc\u{1B}[0m cancel \(dot) \u{1B}[2mq\u{1B}[0m quit"
-        : " \u{1B}[2mEnter c q\u{1B}[0m")
+    drawHints()
     progressView.redraw()
+  }
+
+  /// Draws the hint line: each key and what it does (`p pause · c cancel · q quit`), or only the
+  /// keys (`p c q`) on a narrow screen.
+  private func drawHints() {
+    let keys = Hints(phase).keys
+    let dot = output.capabilities.supportsUnicode ? "·" : "-"
+    let line =
+      output.columns > 33
+      ? keys.map { "\u{1B}[2m\($0.key)\u{1B}[0m \($0.action)" }.joined(separator: " \(dot) ")
+      : "\u{1B}[2m" + keys.map(\.key).joined(separator: " ") + "\u{1B}[0m"
+    move(to: Screen.progressRow + 3)
+    output.write(" " + line + "\u{1B}[K")
   }
 
   private func drawButton() {

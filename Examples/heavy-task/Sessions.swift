@@ -62,14 +62,44 @@ struct HeavyTaskWork {
   }
 
   /// Presses the button: performs every object's `someTask()`, as the AsyncStream pattern's
-  /// `performTask()` does.
+  /// `performTask()` does, and says which object is under way (`Processing object 12 of 50`).
+  ///
+  /// `--jobs` objects at a time, started in order; 1 performs them one after another. Only an
+  /// object whose task returned counts as done, so a run that fails at object 30 ends at 29.
   func performTask() {
     let (duration, failAt) = (Duration.milliseconds(options.delayMilliseconds), options.failAt)
-    // `0..<count`, not `1...count`: an empty run is fine, where a `1...count` loop traps.
-    // `--jobs` items at a time; 1 performs them one after another, in order.
-    runner.start(over: 0..<options.items, maxConcurrency: options.jobs) { index in
-      let object = HeavyObject(number: index + 1, duration: duration, fails: index + 1 == failAt)
-      try await object.someTask()
+    let (count, jobs) = (options.items, options.jobs)
+    @Sendable func object(at index: Int) -> HeavyObject {
+      HeavyObject(number: index + 1, duration: duration, fails: index + 1 == failAt)
+    }
+    runner.start { reporter in
+      reporter.report(completed: 0, of: count)
+      guard jobs > 1 else {
+        // `0..<count`, not `1...count`: an empty run is fine, where a `1...count` loop traps.
+        for object in (0..<count).lazy.map(object(at:)) {
+          // Stops here once the run is cancelled, and waits here while it is paused.
+          try await reporter.checkpoint()
+          reporter.report(message: "Processing object \(object.number) of \(count)")
+          try await object.someTask()
+          reporter.complete(count: 1)
+        }
+        return
+      }
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for object in (0..<count).lazy.map(object(at:)) {
+          if object.number > jobs {
+            try await group.next()  // the first error fails the run and cancels the others
+          }
+          // As above; while paused, the objects under way end and no other starts.
+          try await reporter.checkpoint()
+          group.addTask {
+            reporter.report(message: "Processing object \(object.number) of \(count)")
+            try await object.someTask()
+            reporter.complete(count: 1)
+          }
+        }
+        try await group.waitForAll()
+      }
     }
   }
 }
@@ -203,9 +233,16 @@ final class InteractiveSession {
   private func handle(_ key: Key) {
     switch key {
     case .enter:
-      if !work.runner.isRunning {
+      if !work.runner.isActive {
         screen.progressView.beginRun()
         work.performTask()
+      }
+    case .pause:
+      // Pausing does nothing unless a run is running, resuming unless one is paused.
+      if work.runner.isPaused {
+        work.runner.resume()
+      } else {
+        work.runner.pause()
       }
     case .cancel:
       work.runner.cancel()
@@ -217,7 +254,7 @@ final class InteractiveSession {
   }
 
   private func stateChanged(_ state: RunState) {
-    screen.isButtonEnabled = !state.phase.isRunningPhase
+    screen.phase = state.phase
     if state.phase.isTerminal {
       status = ExitStatus(state)
       lastFailure = state.error.map(work.failureMessage(for:))
@@ -234,10 +271,6 @@ final class InteractiveSession {
     work.runner.cancel()  // the renderers draw `cancelled` before the screen closes
     quit.resume()
   }
-}
-
-extension RunPhase {
-  fileprivate var isRunningPhase: Bool { self == .running }
 }
 
 /// A plain terminal output that keeps only the last line written: the run's final line.

@@ -39,6 +39,23 @@ struct HeavyTaskTerminalTests {
     #expect(!afterScreen.contains("\u{1B}[?25l"), "the cursor is not hidden again")
   }
 
+  /// A key and what it does, as the hint line below the progress view shows it.
+  private static func hint(_ key: String, _ action: String) -> String {
+    "\u{1B}[2m\(key)\u{1B}[0m \(action)"
+  }
+
+  /// Presses p on a running run and waits until the screen shows it paused, with the hint to
+  /// resume; returns the offset of what was drawn after the key.
+  @discardableResult
+  private func pause(on terminal: PseudoTerminal) -> Int {
+    #expect(terminal.read(until: Self.hint("p", "pause")))
+    let beforePause = terminal.bytesRead
+    terminal.type("p")
+    #expect(terminal.read(until: Self.hint("p", "resume"), after: beforePause))
+    #expect(terminal.read(until: "paused", after: beforePause))
+    return terminal.bytesRead
+  }
+
   static let signals: [(Int32, Int32)] = [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 143)]
 
   @Test(arguments: signals)
@@ -76,15 +93,83 @@ struct HeavyTaskTerminalTests {
     quit(process, on: terminal)
   }
 
+  @Test func pPausesTheRunAndPAgainResumesItToTheEnd() throws {
+    let terminal = try PseudoTerminal()
+    let process = try startRun(on: terminal, items: 40)
+    let afterPause = pause(on: terminal)
+    #expect(!terminal.output.contains("done in"), "the run is still under way when paused")
+    terminal.type("p")
+    #expect(terminal.read(until: Self.hint("p", "pause"), after: afterPause))
+    #expect(terminal.read(until: "done in", after: afterPause))
+    #expect(terminal.read(until: Self.hint("Enter", "press"), after: afterPause))
+    terminal.type("q")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    expectRestored(terminal)
+    let afterScreen = terminal.output.components(separatedBy: Self.leaveAlternateScreen).last ?? ""
+    #expect(afterScreen.contains("Heavy task: finished in "))
+    #expect(afterScreen.contains("100%") || afterScreen.contains("40/40"))
+  }
+
+  @Test func cCancelsAPausedRunAndQExitsWithItsStatus() throws {
+    let terminal = try PseudoTerminal()
+    let process = try startRun(on: terminal, items: 40)
+    let afterPause = pause(on: terminal)
+    terminal.type("c")
+    #expect(terminal.read(until: "cancelled after", after: afterPause))
+    #expect(terminal.read(until: Self.hint("Enter", "press"), after: afterPause))
+    #expect(terminal.read(until: "\u{1B}[7m  Perform a Heavy Task  ", after: afterPause))
+    terminal.type("q")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130)  // the status of the last run: cancelled
+    expectRestored(terminal)
+  }
+
+  @Test func ctrlCWhilePausedCancelsRestoresTheTerminalAndExits130() throws {
+    let terminal = try PseudoTerminal()
+    let process = try startRun(on: terminal, items: 40)
+    pause(on: terminal)
+    terminal.type("\u{03}")
+    terminal.readToEnd()
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit)
+    #expect(process.terminationStatus == 130)
+    expectRestored(terminal)
+    let afterScreen = terminal.output.components(separatedBy: Self.leaveAlternateScreen).last ?? ""
+    #expect(afterScreen.contains("Heavy task: cancelled after "))
+  }
+
+  @Test func theHintLineOffersTheKeysThatActNow() throws {
+    let terminal = try PseudoTerminal()
+    let process = try terminal.launch(["--items", "40", "--delay-ms", "50"])
+    #expect(terminal.read(until: Self.hint("Enter", "press") + " · " + Self.hint("q", "quit")))
+    terminal.type("\r")
+    #expect(
+      terminal.read(
+        until: Self.hint("p", "pause") + " · " + Self.hint("c", "cancel") + " · "
+          + Self.hint("q", "quit")))
+    pause(on: terminal)
+    #expect(
+      terminal.output.contains(
+        Self.hint("p", "resume") + " · " + Self.hint("c", "cancel") + " · "
+          + Self.hint("q", "quit")))
+    quit(process, on: terminal)
+    #expect(process.terminationStatus == 130)  // q cancelled the paused run
+  }
+
   @Test func arrowAndFunctionKeysDoNothing() throws {
     let terminal = try PseudoTerminal()
     let process = try startRun(on: terminal)
-    // Right, Up, F2, Home: their bytes include `C`, `A`, `Q` and `H`, none of which may act.
-    terminal.type("\u{1B}[C\u{1B}[A\u{1B}OQ\u{1B}[1;5H")
+    // Right, Up, F2, Home, F1: their bytes include `C`, `A`, `Q`, `H` and `P`, none of which may
+    // act.
+    terminal.type("\u{1B}[C\u{1B}[A\u{1B}OQ\u{1B}[1;5H\u{1B}OP")
     terminal.type("c")  // a real key, to know the sequences were read
     #expect(terminal.read(until: "cancelled after"))
     let cancellations = terminal.output.components(separatedBy: "cancelled after").count - 1
     #expect(cancellations == 1)
+    #expect(!terminal.output.contains(Self.hint("p", "resume")), "F1 did not pause the run")
     terminal.type("q")
     terminal.readToEnd()
     process.waitUntilExit()
@@ -134,7 +219,7 @@ struct HeavyTaskTerminalTests {
     let before = terminal.bytesRead
     terminal.resize(columns: 30, for: process)
     #expect(terminal.read(until: "\u{1B}[2J", after: before))  // cleared and drawn again
-    #expect(terminal.read(until: "Enter c q", after: before))  // the short help that fits
+    #expect(terminal.read(until: "Enter q", after: before))  // the short help that fits
     quit(process, on: terminal)
   }
 
