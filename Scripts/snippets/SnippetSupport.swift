@@ -63,3 +63,6 @@ public let rows = Array(1...100)
 
 /// Processes one row, synchronously: nothing here.
 public func process(_ row: Int) {}
+
+/// The chunks of a file that the result example counts the lines of.
+public let chunks: [[UInt8]] = [Array("one\ntwo\n".utf8), Array("three\n".utf8)]
