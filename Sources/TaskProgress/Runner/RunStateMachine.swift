@@ -58,6 +58,9 @@ struct RunStateMachine: Sendable {
     let waiters: [CheckedContinuation<RunState, Never>]
     /// How the run ended: `.finished`, `.failed` or `.cancelled`.
     let outcome: RunState
+    /// The run's timing after its last report, when the operation ended it: what the estimate
+    /// of that last report comes from.
+    var timing: RunTiming? = nil
   }
 
   /// What the runner carries out after `reset()`.
@@ -197,6 +200,7 @@ struct RunStateMachine: Sendable {
     if let state = drainReports(final: true, at: now) {
       states.append(state)
     }
+    let timing = activeRun?.timing
     // Tasks of the run still waiting at a checkpoint go on, to find the run over.
     active.root.signals.setPaused(false)
     switch result {
@@ -206,7 +210,8 @@ struct RunStateMachine: Sendable {
       current = error is CancellationError ? .cancelled : .failed(error)
     }
     states.append(state)
-    return RunEnd(cancelling: nil, states: states, waiters: active.waiters, outcome: state)
+    return RunEnd(
+      cancelling: nil, states: states, waiters: active.waiters, outcome: state, timing: timing)
   }
 
   /// Cancels the active run, or only `run` when given and still active.

@@ -408,28 +408,40 @@ public final class TaskRunner {
   /// of `run`.
   private func carryOut(_ end: RunStateMachine.RunEnd, at now: Duration) {
     end.cancelling?.cancel()
-    stateChanged(publishing: end.states, at: now)
+    stateChanged(publishing: end.states, at: now, ending: end.timing)
     for waiter in end.waiters {
       waiter.resume(returning: end.outcome)
     }
   }
 
   /// Retargets the display, delivers the states to observers and asks for frames while needed.
-  private func stateChanged(publishing states: [RunState], at now: Duration) {
+  ///
+  /// - Parameters:
+  ///   - states: The states to publish, in order.
+  ///   - now: The time on the runner's clock.
+  ///   - timing: For the states of a run that ended, the run's timing after its last report,
+  ///     from which that report's estimate comes.
+  private func stateChanged(
+    publishing states: [RunState], at now: Duration, ending timing: RunTiming? = nil
+  ) {
     for state in states {
       if let target = state.fractionCompleted {
         animator.animate(to: target, at: now)
       }
     }
-    // The estimate of the last frame goes with states published as a run ends (its last
-    // report among them); a new estimate is computed after them.
+    let shown = estimate
     if machine.activeRun != nil {
       updateEstimate(at: now)
+    } else if let timing, let last = states.first(where: \.phase.isActive)?.progress {
+      // The last report of a run that ended goes out with its own estimate (none left, at its
+      // end); the runner's own estimate is cleared after it.
+      estimate = timing.estimate(for: last, at: now)
     }
     if !registry.isEmpty {
       registry.publish(contentsOf: states.map { update(.stateChanged, state: $0, at: now) })
     }
     if machine.activeRun == nil {
+      estimate = shown
       updateEstimate(at: now)
     }
     if animator.isAnimating(at: now) {

@@ -32,7 +32,8 @@ public protocol TerminalOutput: AnyObject {
 ///
 /// Its capabilities come from `isatty` and the environment (see
 /// ``TerminalCapabilities/detect(isTerminal:environment:)``), its width from the terminal
-/// (`TIOCGWINSZ`), then `COLUMNS`, then 80. Writes go straight to the descriptor, unbuffered; when
+/// (`TIOCGWINSZ`), then `COLUMNS`, then 80. Writes go straight to the descriptor, unbuffered, after
+/// flushing what the program printed (`print` buffers its output when it is piped); when
 /// the reader has gone away (a closed pipe, as in `heavy-task | head -1`), later writes are dropped
 /// and ``isBroken`` becomes `true`.
 @MainActor
@@ -83,6 +84,9 @@ public final class TerminalStream: TerminalOutput {
   /// Writes all of `text`, retrying after interruptions; gives up for good on other errors.
   public func write(_ text: String) {
     guard !isBroken, !text.isEmpty else { return }
+    // What the program printed through the C library's buffers (Swift's `print` among them)
+    // goes first, so that piped output keeps the order in which it was written.
+    fflush(nil)
     var text = text
     text.withUTF8 { buffer in
       var offset = 0

@@ -132,7 +132,7 @@ public final class TerminalRenderer: ProgressRenderer {
         if pauseChanged {
           writePlainPause(progress, isPaused: isPaused, unit: unit(of: update))
         }
-        writePlainStep(progress, unit: unit(of: update))
+        writePlainStep(progress, isPaused: isPaused, unit: unit(of: update))
       }
     case (.frame, .running), (.frame, .paused):
       if output.capabilities.isInteractive {
@@ -300,7 +300,9 @@ public final class TerminalRenderer: ProgressRenderer {
 
   // MARK: - Plain lines
 
-  private func writePlainStep(_ progress: RunProgress, unit: ProgressUnit) {
+  /// `52%  26/50  Hashing b.jpg`, with `paused` after the counts while the run is paused (work
+  /// not yet at a checkpoint goes on reporting).
+  private func writePlainStep(_ progress: RunProgress, isPaused: Bool, unit: ProgressUnit) {
     guard var run, let fraction = progress.fractionCompleted else { return }
     let step = Int((fraction * 10).rounded(.down))
     guard step > run.lastPlainStep else { return }
@@ -309,7 +311,8 @@ public final class TerminalRenderer: ProgressRenderer {
     let counts = countsText(progress, finished: false, unit: unit).map { "  " + $0 } ?? ""
     let percent = TerminalFormat.percent(progress) ?? TerminalFormat.percent(fraction)
     let message = progress.message.map { "  " + TerminalFormat.singleLine($0) } ?? ""
-    output.write(prefixed(percent + "%" + counts + message) + "\n")
+    let paused = isPaused ? "  paused" : ""
+    output.write(prefixed(percent + "%" + counts + paused + message) + "\n")
   }
 
   /// `paused at 52%  26/50`, or `resumed at …`.

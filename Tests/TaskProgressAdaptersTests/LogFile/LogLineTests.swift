@@ -157,7 +157,7 @@ struct LogLineTests {
       0...0x7F, 0x80...0x9F, 0xA0...0x2FF, 0x2000...0x206F, 0x3000...0x30FF, 0x4E00...0x4E80,
       0xFFF0...0xFFFD, 0x1F300...0x1F64F,
     ]
-    var generator = SplitMix(seed: 42)
+    var generator = SplitMix64(seed: 42)
     for _ in 0..<500 {
       var scalars = String.UnicodeScalarView()
       for _ in 0..<Int(generator.next() % 40) {
@@ -222,22 +222,5 @@ struct LogRecord: Decodable, Equatable {
     let data = Data(line.utf8)
     _ = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     return try JSONDecoder().decode(LogRecord.self, from: data)
-  }
-}
-
-/// A small seeded generator, so that random cases are the same on every run.
-struct SplitMix: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -595,6 +595,30 @@ struct TerminalRendererTests {
   }
 }
 
+extension TerminalRendererTests {
+  @Test func plainStepsWrittenWhilePausedSaySo() {
+    let terminal = MemoryTerminal(columns: 80, capabilities: .plain)
+    let renderer = TerminalRenderer(label: "Task", output: terminal)
+    let states: [RunState] = [
+      .running(RunProgress(completed: 0, of: 10)), .paused(RunProgress(completed: 0, of: 10)),
+      .paused(RunProgress(completed: 3, of: 10, message: "Hashing c.jpg")),
+      .running(RunProgress(completed: 3, of: 10, message: "Hashing c.jpg")),
+      .running(RunProgress(completed: 4, of: 10, message: "Hashing d.jpg")),
+    ]
+    for (index, state) in states.enumerated() {
+      renderer.render(
+        ProgressUpdate(
+          reason: .stateChanged, state: state, displayedProgress: 0,
+          time: .milliseconds(100 * index)))
+    }
+    #expect(
+      terminal.lines == [
+        "Task: started", "Task: paused at 0%  0/10", "Task: 30%  3/10  paused  Hashing c.jpg",
+        "Task: resumed at 30%  3/10", "Task: 40%  4/10  Hashing d.jpg", "",
+      ])
+  }
+}
+
 /// A terminal renderer that keeps every update it got with the line it drew for it, if any.
 @MainActor
 private final class DrawLog: ProgressRenderer {

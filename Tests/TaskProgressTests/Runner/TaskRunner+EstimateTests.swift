@@ -158,6 +158,22 @@ struct TaskRunnerEstimateTests {
     #expect(end.state == .finished && end.throughput == nil && end.estimatedTimeRemaining == nil)
   }
 
+  @Test func theLastReportOfARunThatEndsHasNoTimeLeft() async throws {
+    let harness = Harness()
+    let renderer = UpdateLog()
+    harness.runner.attach(renderer)
+    let run = await HeldRun.start(on: harness.runner)
+    reportSteadily(run, on: harness, perStep: 10, total: 100, step: frame, steps: 5)
+    run.reporter.report(completed: 100, of: 100)
+    run.proceed.open()
+    await harness.recorder.waitForTerminalState()
+    let last = try #require(
+      renderer.updates.last { $0.state == .running(RunProgress(completed: 100, of: 100)) })
+    #expect(last.estimatedTimeRemaining == .zero)
+    #expect(last.throughput != nil)
+    #expect(harness.runner.throughput == nil && harness.runner.estimatedTimeRemaining == nil)
+  }
+
   @Test func observationHearsOfTheEstimateChanging() async throws {
     let harness = Harness()
     let run = await HeldRun.start(on: harness.runner)

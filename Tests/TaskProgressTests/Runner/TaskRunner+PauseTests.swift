@@ -230,16 +230,7 @@ struct TaskRunnerPauseTests {
   }
 
   @Test func theConcurrentOverLoopStartsNoItemWhilePausedButLetsItemsInFlightEnd() async throws {
-    let harness = Harness()
-    let started = (0..<4).map { _ in Latch() }
-    let proceed = (0..<4).map { _ in Latch() }
-    harness.runner.start(over: 0..<4, maxConcurrency: 2) { item in
-      started[item].open()
-      await proceed[item].wait()
-    }
-    await started[0].wait()
-    await started[1].wait()
-    harness.runner.pause()
+    let (harness, started, proceed) = await pausedWithTwoOfFourItemsInFlight()
     proceed[0].open()
     proceed[1].open()
     // Both items end and count while paused.
@@ -262,16 +253,7 @@ struct TaskRunnerPauseTests {
   }
 
   @Test func resumingRefillsTheConcurrentLoopThoughNoItemEnds() async throws {
-    let harness = Harness()
-    let started = (0..<4).map { _ in Latch() }
-    let proceed = (0..<4).map { _ in Latch() }
-    harness.runner.start(over: 0..<4, maxConcurrency: 2) { item in
-      started[item].open()
-      await proceed[item].wait()
-    }
-    await started[0].wait()
-    await started[1].wait()
-    harness.runner.pause()
+    let (harness, started, proceed) = await pausedWithTwoOfFourItemsInFlight()
     proceed[0].open()
     // Item 0 ends while paused; item 1 holds. Resuming starts item 2 beside it.
     let signals = try #require(harness.runner.activeSignals)
@@ -320,6 +302,22 @@ struct TaskRunnerPauseTests {
     try await worker.value
     run.proceed.open()
     await harness.recorder.waitForTerminalState()
+  }
+
+  /// Starts four items two at a time, each holding until the test lets it end, and pauses the
+  /// run once the first two started; returns the latches of each item's start and end.
+  private func pausedWithTwoOfFourItemsInFlight() async -> (Harness, [Latch], [Latch]) {
+    let harness = Harness()
+    let started = (0..<4).map { _ in Latch() }
+    let proceed = (0..<4).map { _ in Latch() }
+    harness.runner.start(over: 0..<4, maxConcurrency: 2) { item in
+      started[item].open()
+      await proceed[item].wait()
+    }
+    await started[0].wait()
+    await started[1].wait()
+    harness.runner.pause()
+    return (harness, started, proceed)
   }
 
   /// Waits until the run's loop waits for it to resume; returns the run's signals.
