@@ -90,9 +90,10 @@ struct HeavyTaskWork {
           if object.number > jobs {
             try await group.next()  // the first error fails the run and cancels the others
           }
-          // As above; while paused, the objects under way end and no other starts.
-          try await reporter.checkpoint()
           group.addTask {
+            // As above, in the object's own task, so that the loop goes on collecting the
+            // objects under way while paused, and their first error ends the run at once.
+            try await reporter.checkpoint()
             reporter.report(message: "Processing object \(object.number) of \(count)")
             try await object.someTask()
             reporter.complete(count: 1)

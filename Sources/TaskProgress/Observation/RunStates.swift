@@ -22,14 +22,15 @@ extension TaskRunner {
 ///
 /// Each iterator is a registration of its own with the runner, made on the main actor when its
 /// ``AsyncIterator/next(isolation:)`` is first called. It yields the state the runner has then,
-/// followed by every state ``TaskRunner/observe(_:)`` delivers, in the same order: two iterators
-/// over the same runner see the same states.
+/// followed by the states ``TaskRunner/observe(_:)`` delivers, in the same order: a consumer that
+/// keeps up sees every one of them.
 ///
 /// A consumer slower than the runner misses no transition, and what waits for it grows with the
-/// transitions, not with the reports: while states wait, a new `.running` state replaces the last
-/// waiting state if that one is `.running` too, and every other state joins the queue. So a
-/// consumer that falls behind gets the latest progress of each stretch of running, and every
-/// state around them:
+/// transitions, not with the reports: while states wait, a new `.running` (or `.paused`) state
+/// replaces the last waiting state if that one has the same phase, and every other state joins
+/// the queue. So a consumer that falls behind gets the latest progress of each stretch of running
+/// or pausing, and every state around them; two iterators over one runner see the same
+/// transitions, with as much of the progress between them as each keeps up with:
 ///
 /// ```
 /// runner:   idle  running(0) running(0.4) running(0.8) finished idle running(0)

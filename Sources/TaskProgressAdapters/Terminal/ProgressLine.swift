@@ -133,7 +133,7 @@ struct ProgressLine: Equatable {
     var rate = isPaused ? nil : self.rate
     var eta = isPaused ? nil : self.eta
     var paused = isPaused ? "paused" : nil
-    let columns = TerminalFormat.columns
+    let columns: (String) -> Int = TerminalFormat.columns
     let percent = percentText
     let message = self.message.map(TerminalFormat.singleLine)
 
@@ -212,12 +212,14 @@ struct ProgressLine: Equatable {
     let (open, close, full, empty) = unicode ? ("▕", "▏", "█", " ") : ("[", "]", "#", " ")
     guard let barFraction else {
       let block = max(1, cells / 4)
-      let start = Int((indeterminatePosition * Double(cells - block)).rounded())
+      let position = indeterminatePosition.isNaN ? 0 : min(max(indeterminatePosition, 0), 1)
+      let start = Int((position * Double(cells - block)).rounded())
       let mark = unicode ? full : "="
       return open + String(repeating: empty, count: start) + String(repeating: mark, count: block)
         + String(repeating: empty, count: cells - block - start) + close
     }
-    let eighths = Int((min(max(barFraction, 0), 1) * Double(cells * 8)).rounded(.down))
+    let fraction = barFraction.isNaN ? 0 : min(max(barFraction, 0), 1)
+    let eighths = Int((fraction * Double(cells * 8)).rounded(.down))
     let whole = eighths / 8
     var text = open + String(repeating: full, count: whole)
     if whole < cells {

@@ -6,10 +6,23 @@ enum TerminalFormat {
   /// (CJK ideographs, kana, Hangul, fullwidth forms, most emoji), none for combining marks and
   /// other zero-width scalars, one for the rest.
   static func columns(_ text: String) -> Int {
-    text.unicodeScalars.reduce(0) { $0 + columns(of: $1) }
+    text.reduce(0) { $0 + columns(of: $1) }
+  }
+
+  /// The columns of one character: 2 for an emoji asked for as one (with U+FE0F), else the sum
+  /// of its scalars'.
+  static func columns(of character: Character) -> Int {
+    if character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) {
+      return 2
+    }
+    return character.unicodeScalars.reduce(0) { $0 + columns(of: $1) }
   }
 
   private static func columns(of scalar: Unicode.Scalar) -> Int {
+    // Terminals draw emoji that are pictures by default (✅ ⏳ ⭐) two columns wide, and the
+    // soft hyphen, a format character, as a hyphen.
+    if scalar.properties.isEmojiPresentation { return 2 }
+    if scalar.value == 0xAD { return 1 }
     switch scalar.properties.generalCategory {
     case .nonspacingMark, .enclosingMark, .format, .control: return 0
     default: break
@@ -72,7 +85,8 @@ enum TerminalFormat {
       let tenths = Int((seconds * 10).rounded())
       return "\(tenths / 10).\(tenths % 10)s"
     }
-    return clock(Int(seconds.rounded()))
+    // Capped far beyond any real run, so that the conversion to `Int` cannot trap.
+    return clock(Int(min(seconds, 1e15).rounded()))
   }
 
   /// A remaining time as `m:ss` or `h:mm:ss`, rounded up, so that it reaches `0:00` only at the end.

@@ -264,7 +264,8 @@ public final class TerminalRenderer: ProgressRenderer {
       output.write("\r" + text + "\u{1B}[K")
     } else {
       // A dumb terminal: blank out what the last line left behind, without escape sequences.
-      let leftover = max((openLine?.count ?? 0) - text.count, 0)
+      let leftover = max(
+        TerminalFormat.columns(openLine ?? "") - TerminalFormat.columns(text), 0)
       output.write("\r" + text + String(repeating: " ", count: leftover))
     }
     if let overflow {
@@ -294,6 +295,8 @@ public final class TerminalRenderer: ProgressRenderer {
 
   /// A triangle wave in `0...1`: where the block of an indeterminate bar is after `elapsed`.
   private func bouncing(_ elapsed: Duration) -> Double {
+    // An update timed before the run began (a test's own) stands at the start.
+    let elapsed = max(elapsed, .zero)
     let phase = (elapsed / TerminalRenderer.indeterminatePeriod).truncatingRemainder(dividingBy: 1)
     return phase < 0.5 ? phase * 2 : 2 - phase * 2
   }

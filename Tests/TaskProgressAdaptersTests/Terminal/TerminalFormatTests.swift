@@ -24,9 +24,17 @@ struct TerminalFormatTests {
     #expect(TerminalFormat.remaining(duration) == text)
   }
 
+  @Test func anElapsedTimeBeyondAnyRunNeverTraps() {
+    #expect(TerminalFormat.elapsed(.seconds(Int64.max)) == TerminalFormat.remaining(.seconds(1e15)))
+  }
+
   @Test(arguments: [
     ("Heavy task", 10), ("重いタスク", 10), ("진행", 4), ("ＡＢ", 4), ("e\u{301}", 1), ("🚀 go", 5),
     ("", 0),
+    // Emoji drawn as pictures by default, and those asked for as pictures with U+FE0F.
+    ("✅ ⏳⌛⭐❌⚡☕", 15), ("\u{2714}\u{FE0F}", 2), ("\u{2714}", 1),
+    // The soft hyphen shows as a hyphen.
+    ("co\u{AD}op", 5),
   ])
   func columnsCountWideCharactersTwiceAndMarksNotAtAll(text: String, columns: Int) {
     #expect(TerminalFormat.columns(text) == columns)

@@ -596,6 +596,44 @@ struct TerminalRendererTests {
 }
 
 extension TerminalRendererTests {
+  @Test func updatesARunnerNeverSendsDrawWithoutTrapping() {
+    let terminal = MemoryTerminal(columns: 40)
+    let renderer = TerminalRenderer(label: "Task", output: terminal)
+    let updates: [ProgressUpdate] = [
+      ProgressUpdate(
+        reason: .stateChanged, state: .running(.indeterminate()), displayedProgress: .nan,
+        time: .seconds(5)),
+      // Before the run began, with a displayed progress that is not a number.
+      ProgressUpdate(
+        reason: .frame, state: .running(.indeterminate()), displayedProgress: .nan,
+        time: .seconds(4)),
+      ProgressUpdate(
+        reason: .stateChanged, state: .running(0.5), displayedProgress: .infinity,
+        time: .seconds(6), throughput: .nan, estimatedTimeRemaining: .seconds(-1)),
+      ProgressUpdate(
+        reason: .stateChanged, state: .finished, displayedProgress: 1, time: .seconds(Int64.max)),
+    ]
+    for update in updates {
+      renderer.render(update)
+    }
+    #expect(terminal.output.contains("done in"))
+  }
+
+  @Test func aTerminalWithoutEscapesBlanksWideLeftoversByColumns() {
+    let terminal = MemoryTerminal(columns: 80, capabilities: .dumb)
+    let renderer = TerminalRenderer(label: "Task", output: terminal)
+    for (index, message) in ["日本語日本語", "ab"].enumerated() {
+      renderer.render(
+        ProgressUpdate(
+          reason: .stateChanged,
+          state: .running(RunProgress(completed: 1, of: 4, message: message)),
+          displayedProgress: 0.25, time: .seconds(index)))
+    }
+    let lines = terminal.output.split(separator: "\r").map(String.init)
+    let (wide, narrow) = (lines[lines.count - 2], lines[lines.count - 1])
+    #expect(TerminalFormat.columns(narrow) >= TerminalFormat.columns(wide))
+  }
+
   @Test func plainStepsWrittenWhilePausedSaySo() {
     let terminal = MemoryTerminal(columns: 80, capabilities: .plain)
     let renderer = TerminalRenderer(label: "Task", output: terminal)
