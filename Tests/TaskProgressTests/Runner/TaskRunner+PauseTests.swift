@@ -107,14 +107,7 @@ struct TaskRunnerPauseTests {
     let run = await HeldRun.start(on: harness.runner)
     harness.runner.pause()
     let reporter = run.reporter
-    let worker = Task.detached { () async -> Bool in
-      do {
-        try await reporter.checkpoint()
-        return false
-      } catch {
-        return true
-      }
-    }
+    let worker = checkpointThrowingCancellation(reporter)
     await run.waitForPausedTasks(1)
     harness.runner.cancel()
     #expect(await worker.value, "the checkpoint throws CancellationError")
@@ -137,14 +130,7 @@ struct TaskRunnerPauseTests {
     let run = await HeldRun.start(on: harness.runner)
     harness.runner.pause()
     let reporter = run.reporter
-    let worker = Task.detached { () async -> Bool in
-      do {
-        try await reporter.checkpoint()
-        return false
-      } catch {
-        return error is CancellationError
-      }
-    }
+    let worker = checkpointThrowingCancellation(reporter)
     await run.waitForPausedTasks(1)
     worker.cancel()
     #expect(await worker.value)
@@ -302,6 +288,21 @@ struct TaskRunnerPauseTests {
     try await worker.value
     run.proceed.open()
     await harness.recorder.waitForTerminalState()
+  }
+
+  /// A task that waits at `reporter`'s checkpoint; its value says whether the checkpoint threw
+  /// `CancellationError`.
+  private func checkpointThrowingCancellation(
+    _ reporter: TaskRunner.Reporter
+  ) -> Task<Bool, Never> {
+    Task.detached {
+      do {
+        try await reporter.checkpoint()
+        return false
+      } catch {
+        return error is CancellationError
+      }
+    }
   }
 
   /// Starts four items two at a time, each holding until the test lets it end, and pauses the
