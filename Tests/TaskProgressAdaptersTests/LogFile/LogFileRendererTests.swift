@@ -84,9 +84,10 @@ struct LogFileRendererTests {
   @Test func progressIsLoggedPerPercentOrPerSecondNotPerReport() async throws {
     let url = try temporaryFolder().appendingPathComponent("run.log")
     var fast = ScriptedRun()
-    fast.counts = Array(1...1_000)  // 0.1% steps, 10 ms apart: a line per 1%
+    // 0.5% steps, 20 ms apart (a frame each): a line per 1%.
+    fast.counts = Array(stride(from: 5, through: 1_000, by: 5))
     fast.total = 1_000
-    fast.step = .milliseconds(10)
+    fast.step = .milliseconds(20)
     fast.animation = .instant
     await fast.play(into: try LogFileRenderer(path: url.path))
     let fastLines = try objects(in: url).filter { $0["phase"] as? String == "running" }

@@ -33,9 +33,9 @@ final class HeldRun: Sendable {
     reporter.node.signals
   }
 
-  /// Suspends until `count` tasks wait for the run to resume.
+  /// Suspends until `count` tasks wait for the run to resume, or the test's time limit cancels it.
   func waitForPausedTasks(_ count: Int) async {
-    while signals.waitingTaskCount != count {
+    while signals.waitingTaskCount != count && !Task.isCancelled {
       await Task.yield()
     }
   }
