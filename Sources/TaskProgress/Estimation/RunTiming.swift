@@ -99,8 +99,7 @@ struct RunTiming: Sendable {
     switch (progress.fractionCompleted, progress.completedCount, progress.totalCount) {
     case (.some(let fraction), .some(let completed), .some(let total)):
       // Units done, children under way counted by their share, exact while there are none.
-      let exact = fraction == RunProgress(completed: completed, of: total).fractionCompleted
-      let position = exact ? Double(completed) : fraction * Double(total)
+      let position = progress.fractionIsTheCounts ? Double(completed) : fraction * Double(total)
       return (.counts, position, max(Double(total) - position, 0))
     case (nil, .some(let completed), _):
       return (.counts, Double(completed), nil)

@@ -390,8 +390,10 @@ public final class TaskRunner {
   // MARK: - Carrying out the state machine's actions
 
   private func operationEnded(_ run: RunID, with result: Result<Void, any Error>) {
+    // One time for the last reading of the run and for the states it ends with.
     let now = time()
-    endRun { $0.operationEnded(run, with: result, at: now) }
+    guard let end = transition({ $0.operationEnded(run, with: result, at: now) }) else { return }
+    carryOut(end, at: now)
   }
 
   private func cancel(_ run: RunID) {
@@ -429,20 +431,15 @@ public final class TaskRunner {
         animator.animate(to: target, at: now)
       }
     }
-    let shown = estimate
-    if machine.activeRun != nil {
-      updateEstimate(at: now)
-    } else if let timing, let last = states.first(where: \.phase.isActive)?.progress {
-      // The last report of a run that ended goes out with its own estimate (none left, at its
-      // end); the runner's own estimate is cleared after it.
-      estimate = timing.estimate(for: last, at: now)
-    }
+    updateEstimate(at: now)
     if !registry.isEmpty {
-      registry.publish(contentsOf: states.map { update(.stateChanged, state: $0, at: now) })
-    }
-    if machine.activeRun == nil {
-      estimate = shown
-      updateEstimate(at: now)
+      // The last report of a run that ended goes out with its own estimate (none left, at its
+      // end), though the runner has none any more.
+      let ending = timing.flatMap { timing in
+        states.first(where: \.phase.isActive)?.progress.map { timing.estimate(for: $0, at: now) }
+      }
+      registry.publish(
+        contentsOf: states.map { update(.stateChanged, state: $0, at: now, estimate: ending) })
     }
     if animator.isAnimating(at: now) {
       noteAnimating(true)
@@ -526,12 +523,14 @@ public final class TaskRunner {
     }
   }
 
+  /// An update for renderers; an active state carries `estimate`, or else the runner's own.
   private func update(
-    _ reason: ProgressUpdate.Reason, state: RunState? = nil, at now: Duration
+    _ reason: ProgressUpdate.Reason, state: RunState? = nil, at now: Duration,
+    estimate: RunTiming.Estimate? = nil
   ) -> ProgressUpdate {
     let state = state ?? machine.state
-    // A state of an ended run carries no estimate, even when published before the next frame.
-    let estimate = state.phase.isActive ? estimate : .unknown
+    // A state of an ended run carries no estimate.
+    let estimate = state.phase.isActive ? estimate ?? self.estimate : .unknown
     return ProgressUpdate(
       reason: reason, state: state, displayedProgress: displayed(at: now), time: now,
       throughput: estimate.throughput, estimatedTimeRemaining: estimate.timeRemaining,

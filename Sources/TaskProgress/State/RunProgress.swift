@@ -145,10 +145,17 @@ extension RunProgress: CustomStringConvertible {
     return "\(countsDescription) \"\(message)\""
   }
 
+  /// Whether the fraction is exactly the counts' own, with no children under way beyond them.
+  package var fractionIsTheCounts: Bool {
+    guard let fraction = fractionCompleted, let completed = completedCount, let total = totalCount
+    else { return false }
+    return fraction == RunProgress(completed: completed, of: total).fractionCompleted
+  }
+
   private var countsDescription: String {
     switch (fractionCompleted, completedCount, totalCount) {
     case (.some(let fraction), .some(let completed), .some(let total)):
-      fraction == RunProgress(completed: completed, of: total).fractionCompleted
+      fractionIsTheCounts
         ? "\(completed)/\(total)" : "\(completed)/\(total), \(RunProgress.percent(fraction))"
     case (.some(let fraction), _, _):
       RunProgress.percent(fraction)

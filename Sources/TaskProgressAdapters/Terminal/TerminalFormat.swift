@@ -70,8 +70,8 @@ enum TerminalFormat {
   /// indeterminate.
   static func percent(_ progress: RunProgress) -> String? {
     guard let fraction = progress.fractionCompleted else { return nil }
-    if let completed = progress.completedCount, let total = progress.totalCount,
-      fraction == RunProgress(completed: completed, of: total).fractionCompleted
+    if progress.fractionIsTheCounts, let completed = progress.completedCount,
+      let total = progress.totalCount
     {
       return percent(completed: completed, of: total)
     }
