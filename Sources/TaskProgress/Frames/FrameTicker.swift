@@ -13,6 +13,8 @@ final class FrameTicker {
   final class Registration {
     fileprivate weak var client: (any FrameClient)?
     fileprivate let interval: Duration
+    /// Whether the client's frames come after every other client's in a pass.
+    fileprivate let isLate: Bool
     /// The order of registration: the order of every pass.
     fileprivate let order: UInt64
     /// The next frame's time, or `nil` while the client needs none.
@@ -20,9 +22,10 @@ final class FrameTicker {
     /// Whether the registration is in the ticker's list of scheduled ones.
     fileprivate var isListed = false
 
-    fileprivate init(client: any FrameClient, interval: Duration, order: UInt64) {
+    fileprivate init(client: any FrameClient, interval: Duration, isLate: Bool, order: UInt64) {
       self.client = client
       self.interval = interval
+      self.isLate = isLate
       self.order = order
     }
   }
@@ -36,6 +39,9 @@ final class FrameTicker {
   /// The deadline the timer is set for.
   private var armed: Duration?
   private var isTicking = false
+  /// The time of the pass under way, while its clients that are not late are served: a late
+  /// client that asks for a frame then gets it in this pass.
+  private var passTime: Duration?
   /// Whether registrations were listed during the pass, out of order.
   private var listedDuringPass = false
 
@@ -50,9 +56,20 @@ final class FrameTicker {
   }
 
   /// Registers a client whose frames fall every `interval`; it needs none yet.
-  func register(_ client: any FrameClient, every interval: Duration) -> Registration {
+  ///
+  /// - Parameters:
+  ///   - client: The client, held weakly.
+  ///   - interval: The time between its frames.
+  ///   - late: Whether the client's frames come after those of every client that is not late,
+  ///     in every pass. A late client that asks for a frame while the others are being served
+  ///     gets it in the same pass: a group that sums up its runners sees what their frames just
+  ///     read.
+  /// - Returns: The client's registration.
+  func register(
+    _ client: any FrameClient, every interval: Duration, late: Bool = false
+  ) -> Registration {
     lastOrder += 1
-    return Registration(client: client, interval: interval, order: lastOrder)
+    return Registration(client: client, interval: interval, isLate: late, order: lastOrder)
   }
 
   /// Schedules the client's next frame on its grid, unless one is scheduled; or, when `needed` is
@@ -68,7 +85,19 @@ final class FrameTicker {
       }
       return
     }
-    guard registration.deadline == nil, registration.client != nil else { return }
+    guard registration.client != nil else { return }
+    if registration.isLate, let passTime {
+      // Asked for while the other clients are served: due in this pass.
+      if let deadline = registration.deadline {
+        registration.deadline = min(deadline, passTime)
+      } else {
+        registration.deadline = passTime
+        scheduledClients += 1
+        list(registration)
+      }
+      return
+    }
+    guard registration.deadline == nil else { return }
     let deadline = FrameTicker.gridPoint(after: now, interval: registration.interval)
     registration.deadline = deadline
     scheduledClients += 1
@@ -106,25 +135,22 @@ final class FrameTicker {
     listed.insert(registration, at: low)
   }
 
-  /// One wake-up: every client whose frame is due gets it, with one reading of the clock.
+  /// One wake-up: every client whose frame is due gets it, with one reading of the clock; the
+  /// late ones after all the others.
   private func tick() {
     armed = nil
     let now = self.now
     isTicking = true
-    // Registrations listed during the pass are served on their own deadline, later.
+    passTime = now
+    // Registrations listed during the pass are served on their own deadline, later, unless
+    // they are late.
     let count = listed.count
-    for registration in listed.prefix(count) {
-      guard let deadline = registration.deadline, deadline <= now + timer.tolerance,
-        let client = registration.client
-      else { continue }
-      registration.deadline = nil
-      scheduledClients -= 1
-      // The frame may ask for the next one itself, through `setNeedsFrames`.
-      if client.frame(at: now), registration.deadline == nil, registration.client != nil {
-        registration.deadline = FrameTicker.gridPoint(
-          after: max(now, deadline), interval: registration.interval)
-        scheduledClients += 1
-      }
+    for registration in listed.prefix(count) where !registration.isLate {
+      serve(registration, at: now)
+    }
+    passTime = nil
+    for registration in listed where registration.isLate {
+      serve(registration, at: now)
     }
     isTicking = false
     listed.removeAll { registration in
@@ -141,6 +167,21 @@ final class FrameTicker {
       timer.arm(at: earliest)
     } else {
       timer.disarm()
+    }
+  }
+
+  /// Runs a registration's frame if it is due at `now`, and schedules the next one it asks for.
+  private func serve(_ registration: Registration, at now: Duration) {
+    guard let deadline = registration.deadline, deadline <= now + timer.tolerance,
+      let client = registration.client
+    else { return }
+    registration.deadline = nil
+    scheduledClients -= 1
+    // The frame may ask for the next one itself, through `setNeedsFrames`.
+    if client.frame(at: now), registration.deadline == nil, registration.client != nil {
+      registration.deadline = FrameTicker.gridPoint(
+        after: max(now, deadline), interval: registration.interval)
+      scheduledClients += 1
     }
   }
 

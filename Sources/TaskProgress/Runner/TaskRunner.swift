@@ -246,6 +246,12 @@ public final class TaskRunner {
       onDetach: { renderer.didDetach() }, { update in renderer.render(update) })
   }
 
+  /// Calls `handler` with every update renderers get, starting with the current state, for as
+  /// long as the token lives: how a group follows its runners.
+  func follow(_ handler: @escaping @MainActor (ProgressUpdate) -> Void) -> ObservationToken {
+    registry.add(initial: update(.stateChanged, at: time()), cancelsOnRelease: true, handler)
+  }
+
   // MARK: - Running
 
   /// Starts `operation` off the main actor, unless a run is active.

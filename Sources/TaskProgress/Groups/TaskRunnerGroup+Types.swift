@@ -1,0 +1,211 @@
+extension TaskRunnerGroup {
+  /// How much each runner counts in a group's overall progress.
+  public enum Weighting: Hashable, Sendable {
+    /// Every runner counts the same.
+    case equal
+    /// A runner counts its run's total count: a 3 GB download three times a 1 GB one.
+    ///
+    /// A runner whose run has no total yet (not started, or reporting only fractions) counts
+    /// as the mean of the runners whose total is known, or as 1 when none is. A weight given
+    /// to ``TaskRunnerGroup/add(_:label:weight:)`` always wins.
+    case units
+  }
+
+  /// A runner in a group, with its label and the weight it was given.
+  public struct Member: Identifiable, Sendable {
+    /// The runner.
+    public let runner: TaskRunner
+    /// The text a renderer shows for the runner, such as a file name; may be empty.
+    public let label: String
+    /// The weight given when the runner joined, or `nil` for the group's ``Weighting``.
+    public let weight: Double?
+
+    /// The runner's identity.
+    public nonisolated var id: ObjectIdentifier {
+      ObjectIdentifier(runner)
+    }
+  }
+
+  /// How many of a group's runners are in each phase.
+  ///
+  /// Its description lists the phases that have runners, active ones first:
+  /// `3 running, 1 paused, 5 finished, 1 failed`.
+  public struct PhaseCounts: Hashable, Sendable, CustomStringConvertible {
+    /// Runners with no run, or reset.
+    public var idle = 0
+    /// Runners whose run is running.
+    public var running = 0
+    /// Runners whose run is paused.
+    public var paused = 0
+    /// Runners whose last run finished.
+    public var finished = 0
+    /// Runners whose last run failed.
+    public var failed = 0
+    /// Runners whose last run was cancelled.
+    public var cancelled = 0
+
+    /// No runners.
+    public init() {}
+
+    /// The runners in `phase`.
+    public subscript(phase: RunPhase) -> Int {
+      get {
+        switch phase {
+        case .idle: idle
+        case .running: running
+        case .paused: paused
+        case .finished: finished
+        case .failed: failed
+        case .cancelled: cancelled
+        }
+      }
+      set {
+        switch phase {
+        case .idle: idle = newValue
+        case .running: running = newValue
+        case .paused: paused = newValue
+        case .finished: finished = newValue
+        case .failed: failed = newValue
+        case .cancelled: cancelled = newValue
+        }
+      }
+    }
+
+    /// Every runner counted.
+    public var total: Int {
+      idle + running + paused + finished + failed + cancelled
+    }
+
+    /// The runners with a run under way, running or paused.
+    public var active: Int {
+      running + paused
+    }
+
+    /// The runners whose last run ended: finished, failed or cancelled.
+    public var ended: Int {
+      finished + failed + cancelled
+    }
+
+    /// `3 running, 5 finished, 1 failed`: the phases with runners, in the order running, paused,
+    /// idle, finished, failed, cancelled; `no runners` when there are none.
+    public var description: String {
+      let parts: [(Int, String)] = [
+        (running, "running"), (paused, "paused"), (idle, "idle"), (finished, "finished"),
+        (failed, "failed"), (cancelled, "cancelled"),
+      ]
+      let listed = parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+      return listed.isEmpty ? "no runners" : listed.joined(separator: ", ")
+    }
+  }
+
+  /// A group's overall progress at one frame.
+  public struct Summary: Hashable, Sendable {
+    /// The weighted share of the work done, in `0...1`: each runner counts its state's
+    /// ``RunState/fractionCompleted`` (idle 0, running its fraction or 0 while indeterminate,
+    /// finished 1, failed and cancelled 0), times its weight.
+    public var fractionCompleted: Double
+    /// The weighted mean of the runners' animated ``TaskRunner/displayedProgress``, in `0...1`:
+    /// what an overall progress view draws.
+    public var displayedProgress: Double
+    /// The weighted work done: with ``Weighting/units``, the units done (children under way
+    /// counted by their share); with ``Weighting/equal``, the runners' fractions summed.
+    public var completedUnits: Double
+    /// The weighted work in all: the sum of the weights.
+    public var totalUnits: Double
+    /// Whether every weight in ``totalUnits`` is known, given or a total reported; `false` while
+    /// some runner's weight is the mean of the others'.
+    public var isTotalKnown: Bool
+    /// How many runners are in each phase.
+    public var counts: PhaseCounts
+    /// The group's speed in weighted units per second, smoothed as a runner's
+    /// ``TaskRunner/throughput`` is; `nil` while no run is active or before there is enough to
+    /// tell.
+    public var throughput: Double?
+    /// The time the work left takes at ``throughput``: what the active runs have left and all
+    /// of the idle runners' work, so that a queue's runners not yet started count; `nil` when no
+    /// run is active or there is no rate yet.
+    public var estimatedTimeRemaining: Duration?
+    /// What the units measure, as ``TaskRunnerGroup/unit`` has it.
+    public var unit: ProgressUnit
+
+    /// A summary of nothing: no runners.
+    public static let empty = Summary(
+      fractionCompleted: 0, displayedProgress: 0, completedUnits: 0, totalUnits: 0,
+      isTotalKnown: true, counts: PhaseCounts(), throughput: nil, estimatedTimeRemaining: nil,
+      unit: .items)
+
+    /// Creates a summary; groups make them, tests and previews may make their own.
+    public init(
+      fractionCompleted: Double, displayedProgress: Double, completedUnits: Double,
+      totalUnits: Double, isTotalKnown: Bool, counts: PhaseCounts, throughput: Double? = nil,
+      estimatedTimeRemaining: Duration? = nil, unit: ProgressUnit = .items
+    ) {
+      self.fractionCompleted = fractionCompleted
+      self.displayedProgress = displayedProgress
+      self.completedUnits = completedUnits
+      self.totalUnits = totalUnits
+      self.isTotalKnown = isTotalKnown
+      self.counts = counts
+      self.throughput = throughput
+      self.estimatedTimeRemaining = estimatedTimeRemaining
+      self.unit = unit
+    }
+
+    /// Whether some runner has a run under way, running or paused.
+    public var isActive: Bool {
+      counts.active > 0
+    }
+  }
+
+  /// One delivery from a group to a ``GroupRenderer``.
+  ///
+  /// A renderer first gets a `.joined` for every member and a `.frame`; then, in order, every
+  /// update each member's own renderers get, a `.joined` or `.left` as runners come and go, and
+  /// a `.frame` at the end of each of the group's passes, at most once per frame, after the
+  /// updates that frame read.
+  public enum Event: Sendable {
+    /// A runner joined the group, in the state of the update.
+    case joined(Member, ProgressUpdate)
+    /// A member's update: a state change, or a frame of its own.
+    case updated(Member.ID, ProgressUpdate)
+    /// A runner left the group, or the group went away.
+    case left(Member.ID)
+    /// The end of a pass over the group: the overall progress, and the moment to draw. The
+    /// duration is the time on the group's clock since the group was created.
+    case frame(Summary, time: Duration)
+  }
+
+  /// The error a weight that is not a finite number of 0 or more throws.
+  public struct InvalidWeightError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The weight given.
+    public let weight: Double
+    /// The label of the runner it was given for.
+    public let label: String
+
+    /// `invalid weight -3.0 for runner "disk.img": a weight must be a finite number, 0 or more`.
+    public var description: String {
+      let runner = label.isEmpty ? "a runner" : "runner \"\(label)\""
+      return "invalid weight \(weight) for \(runner): a weight must be a finite number, 0 or more"
+    }
+  }
+}
+
+/// A front end that draws a ``TaskRunnerGroup``: one bar per runner and a total, or yours.
+///
+/// Attach it with ``TaskRunnerGroup/attach(_:)``. It receives, on the main actor and in order,
+/// every event of the group (see ``TaskRunnerGroup/Event``), starting with the members and the
+/// overall progress at once, and draws on `.frame`, which comes once per frame at most.
+@MainActor
+public protocol GroupRenderer {
+  /// Handles one event of the group.
+  func render(_ event: TaskRunnerGroup.Event)
+
+  /// Tells the renderer that it gets no more events: its token was cancelled or the group went
+  /// away. The default implementation does nothing.
+  func didDetach()
+}
+
+extension GroupRenderer {
+  /// Does nothing.
+  public func didDetach() {}
+}

@@ -1,0 +1,488 @@
+public import Observation
+
+/// Many runners seen as one: the overall progress of a download queue, an export per photo, a
+/// build's jobs.
+///
+/// A group sums up the runners you add: an overall ``fractionCompleted`` weighted by units (a
+/// 3 GB download counts three times a 1 GB one) or equally, how many runners are in each phase,
+/// and a speed and time remaining for all of the work, idle runners' included. Like a runner it
+/// is isolated to the main actor and observable both through ``observe(_:)`` and through the
+/// Observation framework, so a SwiftUI view reads it directly:
+///
+/// ```swift
+/// struct DownloadsView: View {
+///   @State private var group = TaskRunnerGroup()
+///
+///   var body: some View {
+///     ProgressView(value: group.displayedProgress)
+///     Text(group.counts.description)  // "3 running, 5 finished"
+///     List(group.members) { member in
+///       ProgressView(member.label, value: member.runner.displayedProgress)
+///     }
+///   }
+/// }
+/// ```
+///
+/// Runners join and leave at any time, and a runner may be in several groups. The group
+/// computes its sums once per frame, in one pass over its runners after their own frames: a
+/// thousand runners cost one pass, and nothing runs while no runner moves. Runners on another
+/// clock than the group's are summed up one frame later.
+@MainActor
+@Observable
+public final class TaskRunnerGroup {
+  /// What the group keeps of a member between passes.
+  fileprivate final class Record {
+    let member: Member
+    /// The follow registration; the runner stops telling the group when it goes.
+    var token: ObservationToken?
+    /// The latest update the runner delivered.
+    var latest: ProgressUpdate
+    /// The total count of the runner's latest run, once reported; kept after the run ends.
+    var knownTotal: Double?
+    /// The fraction the runner's run had when it last was active, kept after a failure or a
+    /// cancellation: work done, for the group's speed, though the run shows 0.
+    var lastActiveFraction: Double = 0
+
+    init(member: Member, latest: ProgressUpdate) {
+      self.member = member
+      self.latest = latest
+    }
+
+    /// Takes in an update of the runner.
+    func take(_ update: ProgressUpdate) {
+      latest = update
+      if let progress = update.state.progress {
+        if let total = progress.totalCount {
+          knownTotal = Double(total)
+        }
+        lastActiveFraction = progress.fractionCompleted ?? lastActiveFraction
+      } else if update.state.phase == .finished {
+        lastActiveFraction = 1
+      } else if update.state.phase == .idle {
+        lastActiveFraction = 0
+      }
+    }
+  }
+
+  /// How much each runner counts in the overall progress.
+  public let weighting: Weighting
+
+  /// What the group's units measure, for the views and renderers that format its counts and
+  /// speed: with ``Weighting/units``, set it to the runners' unit, such as
+  /// ``ProgressUnit/bytes``.
+  public var unit: ProgressUnit = .items {
+    didSet { setNeedsPass() }
+  }
+
+  /// The longest a change waits before the group's sums follow it; its frame interval.
+  public let updateInterval: Duration
+
+  /// The runners in the group, in the order they joined.
+  public private(set) var members: [Member] = []
+
+  @ObservationIgnored private var records: [ObjectIdentifier: Record] = [:]
+  @ObservationIgnored private var summaryValue = Summary.empty
+  @ObservationIgnored private let observers = ObserverRegistry<Summary>()
+  @ObservationIgnored private let renderers = ObserverRegistry<[Event]>()
+  @ObservationIgnored private let ticker: FrameTicker
+  @ObservationIgnored private var frames: FrameTicker.Registration?
+  @ObservationIgnored private let origin: Duration
+  @ObservationIgnored private var latestTime: Duration = .zero
+  @ObservationIgnored private var timing = GroupTiming()
+  /// Whether a member changed since the last pass.
+  @ObservationIgnored private var isDirty = false
+
+  /// Creates an empty group.
+  ///
+  /// - Parameters:
+  ///   - weighting: How much each runner counts: by its total count (the default) or equally.
+  ///   - unit: What the units measure, for formatting; `.items` by default.
+  ///   - updateInterval: The longest a change waits before the sums follow it; one frame at
+  ///     60 Hz by default, kept within 1 ms...60 s.
+  ///   - clock: The clock of the group's frames; give it the runners' clock, so that the group
+  ///     sums up in the same pass as their frames. Pass a ``ManualClock`` in tests.
+  public init(
+    weighting: Weighting = .units,
+    unit: ProgressUnit = .items,
+    updateInterval: Duration = .seconds(1) / 60,
+    clock: some Clock<Duration> = ContinuousClock()
+  ) {
+    self.weighting = weighting
+    self.unit = unit
+    self.updateInterval = min(max(updateInterval, .milliseconds(1)), .seconds(60))
+    self.ticker = FrameTicker.shared(for: clock)
+    self.origin = ticker.now
+    self.frames = ticker.register(self, every: self.updateInterval, late: true)
+  }
+
+  /// Stops following the runners and detaches every renderer; the runners go on.
+  isolated deinit {
+    frames.map(ticker.remove)
+    for record in records.values {
+      record.token?.cancel()
+    }
+    observers.close()
+    renderers.close()
+  }
+
+  // MARK: - Members
+
+  /// The runners in the group, in the order they joined.
+  public var runners: [TaskRunner] {
+    members.map(\.runner)
+  }
+
+  /// Adds a runner, weighted as ``weighting`` says.
+  ///
+  /// - Parameters:
+  ///   - runner: The runner. The group keeps it until it is removed.
+  ///   - label: The text a renderer shows for it, such as a file name.
+  /// - Returns: `true` if the runner joined, `false` if it was in the group already, in which
+  ///   case nothing changed.
+  @discardableResult
+  public func add(_ runner: TaskRunner, label: String = "") -> Bool {
+    insert(Member(runner: runner, label: label, weight: nil))
+  }
+
+  /// Adds a runner with a weight of its own: its share of the overall progress, whatever
+  /// ``weighting`` says.
+  ///
+  /// ```swift
+  /// try group.add(runner, label: file.name, weight: Double(file.size))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - runner: The runner. The group keeps it until it is removed.
+  ///   - label: The text a renderer shows for it.
+  ///   - weight: Its weight, a finite number, 0 or more. In ``Weighting/units`` give it in the
+  ///     runner's units, so that the group's speed and time remaining add up.
+  /// - Returns: `true` if the runner joined, `false` if it was in the group already.
+  /// - Throws: ``InvalidWeightError`` for a weight that is negative or not a finite number; the
+  ///   group is then unchanged.
+  @discardableResult
+  public func add(
+    _ runner: TaskRunner, label: String = "", weight: Double
+  ) throws(InvalidWeightError) -> Bool {
+    guard weight.isFinite, weight >= 0 else {
+      throw InvalidWeightError(weight: weight, label: label)
+    }
+    return insert(Member(runner: runner, label: label, weight: weight))
+  }
+
+  /// Removes a runner; its run, if any, goes on.
+  ///
+  /// - Returns: `true` if the runner was in the group.
+  @discardableResult
+  public func remove(_ runner: TaskRunner) -> Bool {
+    let id = ObjectIdentifier(runner)
+    guard let record = records.removeValue(forKey: id) else { return false }
+    record.token?.cancel()
+    members.removeAll { $0.id == id }
+    renderers.publish([.left(id)])
+    setNeedsPass()
+    return true
+  }
+
+  /// Removes every runner whose last run ended, finished, failed or cancelled: what a queue
+  /// clears away.
+  public func removeEnded() {
+    for member in members {
+      switch member.runner.state.phase {
+      case .finished, .failed, .cancelled: remove(member.runner)
+      case .idle, .running, .paused: break
+      }
+    }
+  }
+
+  private func insert(_ member: Member) -> Bool {
+    guard records[member.id] == nil else { return false }
+    let record = Record(member: member, latest: placeholder)
+    records[member.id] = record
+    members.append(member)
+    // The first call comes at once, with the runner's current state: the `.joined` event's.
+    var isFirst = true
+    record.token = member.runner.follow { [weak self, weak record] update in
+      guard let self, let record else { return }
+      record.take(update)
+      if isFirst {
+        isFirst = false
+      } else {
+        renderers.publish([.updated(member.id, update)])
+      }
+      setNeedsPass()
+    }
+    renderers.publish([.joined(member, record.latest)])
+    return true
+  }
+
+  /// An update that stands for a runner's state until its first call comes (at once).
+  private var placeholder: ProgressUpdate {
+    ProgressUpdate(reason: .stateChanged, state: .idle, displayedProgress: 0, time: .zero)
+  }
+
+  // MARK: - Sums
+
+  /// The overall progress as of the last pass.
+  public var summary: Summary {
+    access(keyPath: \.summary)
+    return summaryValue
+  }
+
+  /// The weighted share of the work done, in `0...1`; see ``Summary/fractionCompleted``.
+  public var fractionCompleted: Double {
+    access(keyPath: \.fractionCompleted)
+    return summaryValue.fractionCompleted
+  }
+
+  /// The weighted mean of the runners' animated progress, in `0...1`: what an overall progress
+  /// view draws.
+  public var displayedProgress: Double {
+    access(keyPath: \.displayedProgress)
+    return summaryValue.displayedProgress
+  }
+
+  /// How many runners are in each phase: `counts.description` is `3 running, 5 finished`.
+  public var counts: PhaseCounts {
+    access(keyPath: \.counts)
+    return summaryValue.counts
+  }
+
+  /// The group's speed in weighted units per second; see ``Summary/throughput``.
+  public var throughput: Double? {
+    access(keyPath: \.throughput)
+    return summaryValue.throughput
+  }
+
+  /// The time all of the work left takes at ``throughput``; see
+  /// ``Summary/estimatedTimeRemaining``.
+  public var estimatedTimeRemaining: Duration? {
+    access(keyPath: \.estimatedTimeRemaining)
+    return summaryValue.estimatedTimeRemaining
+  }
+
+  /// Whether some runner has a run under way, running or paused.
+  public var isActive: Bool {
+    counts.active > 0
+  }
+
+  // MARK: - Observing
+
+  /// Calls `observer` at once with the current summary, then once per frame in which it changed.
+  ///
+  /// - Returns: A token. The calls stop when it is cancelled or released, so keep it.
+  public func observe(_ observer: @escaping @MainActor (Summary) -> Void) -> ObservationToken {
+    observers.add(initial: summaryValue, observer)
+  }
+
+  /// Attaches a renderer for as long as the group lives: it gets every member and the summary at
+  /// once, then every event of the group (see ``Event``).
+  ///
+  /// ```swift
+  /// group.attach(TerminalGroupRenderer())
+  /// ```
+  ///
+  /// - Returns: A token to detach the renderer early with ``ObservationToken/cancel(isolation:)``.
+  ///   Releasing it does not detach the renderer.
+  @discardableResult
+  public func attach(_ renderer: some GroupRenderer) -> ObservationToken {
+    let initial =
+      members.compactMap { member in
+        records[member.id].map { Event.joined(member, $0.latest) }
+      } + [.frame(summaryValue, time: time())]
+    return renderers.add(
+      initial: initial, cancelsOnRelease: false, onDetach: { renderer.didDetach() },
+      { events in
+        for event in events {
+          renderer.render(event)
+        }
+      })
+  }
+
+  // MARK: - Acting on every runner
+
+  /// Cancels every active run.
+  public func cancelAll() {
+    for runner in runners {
+      runner.cancel()
+    }
+  }
+
+  /// Pauses every running run.
+  public func pauseAll() {
+    for runner in runners {
+      runner.pause()
+    }
+  }
+
+  /// Resumes every paused run.
+  public func resumeAll() {
+    for runner in runners {
+      runner.resume()
+    }
+  }
+
+  // MARK: - Passes
+
+  /// The time since the group was created, never earlier than a time given out before.
+  private func time(_ tickerTime: Duration? = nil) -> Duration {
+    latestTime = max(latestTime, (tickerTime ?? ticker.now) - origin)
+    return latestTime
+  }
+
+  private func setNeedsPass() {
+    isDirty = true
+    if let frames {
+      ticker.setNeedsFrames(frames)
+    }
+  }
+
+  /// One pass over every member: the sums, Observation, the observers and the renderers.
+  private func pass(at now: Duration) {
+    isDirty = false
+    let sums = GroupSums(records: members.compactMap { records[$0.id] }, weighting: weighting)
+    timing.record(sums, at: now)
+    let estimate = timing.estimate(for: sums, at: now)
+    let new = Summary(
+      fractionCompleted: sums.fraction, displayedProgress: sums.displayed,
+      completedUnits: sums.completed, totalUnits: sums.total, isTotalKnown: sums.isTotalKnown,
+      counts: sums.counts, throughput: estimate.throughput,
+      estimatedTimeRemaining: estimate.timeRemaining, unit: unit)
+    let old = summaryValue
+    summaryValue = new
+    if new != old {
+      withMutation(keyPath: \.summary) {}
+      if new.fractionCompleted != old.fractionCompleted {
+        withMutation(keyPath: \.fractionCompleted) {}
+      }
+      if new.displayedProgress != old.displayedProgress {
+        withMutation(keyPath: \.displayedProgress) {}
+      }
+      if new.counts != old.counts {
+        withMutation(keyPath: \.counts) {}
+      }
+      if new.throughput != old.throughput {
+        withMutation(keyPath: \.throughput) {}
+      }
+      if new.estimatedTimeRemaining != old.estimatedTimeRemaining {
+        withMutation(keyPath: \.estimatedTimeRemaining) {}
+      }
+      observers.publish(new)
+    }
+    renderers.publish([.frame(new, time: now)])
+  }
+
+  fileprivate struct GroupSums {
+    var fraction = 0.0
+    var displayed = 0.0
+    var completed = 0.0
+    var total = 0.0
+    /// The work done, failed and cancelled runs' included: the position the speed measures.
+    var position = 0.0
+    /// The work the idle and active runners have left.
+    var remaining = 0.0
+    var isTotalKnown = true
+    var counts = PhaseCounts()
+
+    init(records: [Record], weighting: Weighting) {
+      // The weights known: given, or totals reported; the others count as their mean.
+      var known: [Double?] = []
+      known.reserveCapacity(records.count)
+      var knownSum = 0.0
+      var knownCount = 0
+      for record in records {
+        let weight =
+          record.member.weight ?? (weighting == .equal ? 1 : record.knownTotal)
+        if let weight {
+          knownSum += weight
+          knownCount += 1
+        }
+        known.append(weight)
+      }
+      let guess = knownCount > 0 ? knownSum / Double(knownCount) : 1
+      isTotalKnown = knownCount == records.count
+      var weights = known.map { $0 ?? guess }
+      if weights.reduce(0, +) <= 0 {
+        // Every weight is 0 (empty runs): count the runners equally rather than divide by 0.
+        weights = Array(repeating: 1, count: records.count)
+      }
+      for (record, weight) in zip(records, weights) {
+        let state = record.latest.state
+        counts[state.phase] += 1
+        let fraction = state.fractionCompleted ?? 0
+        total += weight
+        completed += weight * fraction
+        displayed += weight * record.latest.displayedProgress
+        switch state.phase {
+        case .idle, .running, .paused:
+          remaining += weight * (1 - fraction)
+          position += weight * fraction
+        case .finished:
+          position += weight
+        case .failed, .cancelled:
+          position += weight * record.lastActiveFraction
+        }
+      }
+      if total > 0 {
+        self.fraction = min(max(completed / total, 0), 1)
+        self.displayed = min(max(displayed / total, 0), 1)
+      } else {
+        self.displayed = 0
+      }
+    }
+  }
+}
+
+extension TaskRunnerGroup: FrameClient {
+  /// One pass, if a member changed; another frame is needed while a run is active.
+  func frame(at tickerTime: Duration) -> Bool {
+    let now = time(tickerTime)
+    if isDirty || summaryValue.isActive {
+      pass(at: now)
+    }
+    return isDirty
+  }
+}
+
+/// How long some run of a group has been running, and how fast the group's work goes.
+private struct GroupTiming {
+  /// The running time before the current stretch.
+  private var before: Duration = .zero
+  /// When the current stretch of running began, while some run is running.
+  private var since: Duration?
+  private var estimator: ThroughputEstimator?
+
+  /// The time during which some run was running, up to `now`.
+  func runningTime(at now: Duration) -> Duration {
+    before + (since.map { max(now - $0, .zero) } ?? .zero)
+  }
+
+  mutating func record(_ sums: TaskRunnerGroup.GroupSums, at now: Duration) {
+    let running = sums.counts.running > 0
+    if running, since == nil {
+      since = now
+    } else if !running, let start = since {
+      before += max(now - start, .zero)
+      since = nil
+    }
+    let time = runningTime(at: now)
+    guard sums.counts.active > 0 else {
+      estimator?.skip(to: sums.position, at: time)
+      return
+    }
+    if estimator == nil {
+      estimator = ThroughputEstimator(start: time, position: sums.position)
+    } else if running {
+      estimator?.record(sums.position, at: time)
+    } else {
+      estimator?.skip(to: sums.position, at: time)
+    }
+  }
+
+  func estimate(for sums: TaskRunnerGroup.GroupSums, at now: Duration) -> RunTiming.Estimate {
+    guard sums.counts.active > 0, let estimator else { return .unknown }
+    let time = runningTime(at: now)
+    guard let rate = estimator.rate(at: time) else { return .unknown }
+    return RunTiming.Estimate(
+      throughput: rate, timeRemaining: estimator.timeRemaining(for: sums.remaining, at: time))
+  }
+}
