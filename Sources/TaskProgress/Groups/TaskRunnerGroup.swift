@@ -89,6 +89,8 @@ public final class TaskRunnerGroup {
   @ObservationIgnored private let origin: Duration
   @ObservationIgnored private var latestTime: Duration = .zero
   @ObservationIgnored private var timing = GroupTiming()
+  /// The members whose run is running.
+  @ObservationIgnored private var runningCount = 0
   /// Whether a member changed since the last pass.
   @ObservationIgnored private var isDirty = false
 
@@ -177,6 +179,7 @@ public final class TaskRunnerGroup {
     let id = ObjectIdentifier(runner)
     guard let record = records.removeValue(forKey: id) else { return false }
     record.token?.cancel()
+    noteRunning(from: record.latest.state.phase == .running, to: false)
     members.removeAll { $0.id == id }
     renderers.publish([.left(id)])
     setNeedsPass()
@@ -203,7 +206,9 @@ public final class TaskRunnerGroup {
     var isFirst = true
     record.token = member.runner.follow { [weak self, weak record] update in
       guard let self, let record else { return }
+      let wasRunning = record.latest.state.phase == .running
       record.take(update)
+      noteRunning(from: wasRunning, to: update.state.phase == .running)
       if isFirst {
         isFirst = false
       } else {
@@ -211,8 +216,17 @@ public final class TaskRunnerGroup {
       }
       setNeedsPass()
     }
+    noteRunning(from: false, to: record.latest.state.phase == .running)
     renderers.publish([.joined(member, record.latest)])
     return true
+  }
+
+  /// Keeps count of the running members, so that the group's running time starts and stops at
+  /// the moment of the transition, not at the next pass.
+  private func noteRunning(from wasRunning: Bool, to isRunning: Bool) {
+    guard wasRunning != isRunning else { return }
+    runningCount += isRunning ? 1 : -1
+    timing.setRunning(runningCount > 0, at: time())
   }
 
   /// An update that stands for a runner's state until its first call comes (at once).
@@ -271,7 +285,8 @@ public final class TaskRunnerGroup {
   ///
   /// - Returns: A token. The calls stop when it is cancelled or released, so keep it.
   public func observe(_ observer: @escaping @MainActor (Summary) -> Void) -> ObservationToken {
-    observers.add(initial: summaryValue, observer)
+    passIfNeeded()
+    return observers.add(initial: summaryValue, observer)
   }
 
   /// Attaches a renderer for as long as the group lives: it gets every member and the summary at
@@ -285,6 +300,7 @@ public final class TaskRunnerGroup {
   ///   Releasing it does not detach the renderer.
   @discardableResult
   public func attach(_ renderer: some GroupRenderer) -> ObservationToken {
+    passIfNeeded()
     let initial =
       members.compactMap { member in
         records[member.id].map { Event.joined(member, $0.latest) }
@@ -333,6 +349,13 @@ public final class TaskRunnerGroup {
     isDirty = true
     if let frames {
       ticker.setNeedsFrames(frames)
+    }
+  }
+
+  /// Brings the sums up to date before a new observer or renderer gets them.
+  private func passIfNeeded() {
+    if isDirty {
+      pass(at: time())
     }
   }
 
@@ -456,14 +479,19 @@ private struct GroupTiming {
     before + (since.map { max(now - $0, .zero) } ?? .zero)
   }
 
-  mutating func record(_ sums: TaskRunnerGroup.GroupSums, at now: Duration) {
-    let running = sums.counts.running > 0
+  /// Starts or stops the running time at `now`.
+  mutating func setRunning(_ running: Bool, at now: Duration) {
     if running, since == nil {
       since = now
     } else if !running, let start = since {
       before += max(now - start, .zero)
       since = nil
     }
+  }
+
+  /// Records the group's position: a sample while some run is running; otherwise a move that
+  /// the speed leaves out.
+  mutating func record(_ sums: TaskRunnerGroup.GroupSums, at now: Duration) {
     let time = runningTime(at: now)
     guard sums.counts.active > 0 else {
       estimator?.skip(to: sums.position, at: time)
@@ -471,7 +499,7 @@ private struct GroupTiming {
     }
     if estimator == nil {
       estimator = ThroughputEstimator(start: time, position: sums.position)
-    } else if running {
+    } else if since != nil {
       estimator?.record(sums.position, at: time)
     } else {
       estimator?.skip(to: sums.position, at: time)

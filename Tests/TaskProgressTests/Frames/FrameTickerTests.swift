@@ -44,6 +44,50 @@ struct FrameTickerTests {
     #expect(FrameTicker.gridPoint(after: point, interval: sixtieth) - point == sixtieth)
   }
 
+  @Test func lateClientsComeAfterEveryOtherClientWhateverTheirOrder() {
+    let clock = ManualClock()
+    let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
+    let log = Client.Log()
+    let late = Client("late", frames: 2, log: log)
+    let lateRegistration = ticker.register(late, every: frame, late: true)
+    let clients = ["a", "b"].map { Client($0, frames: 2, log: log) }
+    let registrations = clients.map { ticker.register($0, every: frame) }
+    ticker.setNeedsFrames(lateRegistration)
+    for registration in registrations {
+      ticker.setNeedsFrames(registration)
+    }
+    clock.advance(by: frame * 2)
+    #expect(log.entries.map(\.name) == ["a", "b", "late", "a", "b", "late"])
+    #expect(log.entries.map(\.time) == [frame, frame, frame, frame * 2, frame * 2, frame * 2])
+  }
+
+  @Test func aLateClientAskedForDuringAPassGetsItsFrameInThatPass() {
+    let clock = ManualClock()
+    let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
+    let log = Client.Log()
+    let late = Client("late", frames: 1, log: log)
+    let lateRegistration = ticker.register(late, every: frame, late: true)
+    let client = Client("a", frames: 3, log: log)
+    let registration = ticker.register(client, every: frame)
+    // The client's frames ask for the late one's, as a runner's frames tell its group.
+    client.onFrame = { ticker.setNeedsFrames(lateRegistration) }
+    ticker.setNeedsFrames(registration)
+    clock.advance(by: frame * 4)
+    #expect(log.entries.map(\.name) == ["a", "late", "a", "late", "a", "late"])
+    #expect(
+      log.entries.map(\.time) == [frame, frame, frame * 2, frame * 2, frame * 3, frame * 3])
+    #expect(clock.scheduledWakeUps == 0)
+    // Asked for from its own frame, the late client's next frame is on the next grid point.
+    late.framesLeft = 2
+    late.onFrame = { ticker.setNeedsFrames(lateRegistration) }
+    ticker.setNeedsFrames(lateRegistration)
+    log.entries = []
+    clock.advance(by: frame)
+    #expect(log.entries.map(\.name) == ["late"])
+    clock.advance(by: frame)
+    #expect(log.entries.map(\.name) == ["late", "late"])
+  }
+
   @Test func clientsOnOneClockShareEachWakeUpAndOneTimeInTheOrderTheyAsked() {
     let clock = ManualClock()
     let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))

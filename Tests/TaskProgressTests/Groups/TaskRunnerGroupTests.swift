@@ -1,47 +1,513 @@
-import TaskProgress
+import Observation
 import TaskProgressTestSupport
 import Testing
+
+@testable import TaskProgress
+
+/// A group renderer that keeps every event, spelled out for whole-sequence assertions.
+@MainActor
+private final class EventLog: GroupRenderer {
+  var events: [TaskRunnerGroup.Event] = []
+  var detachCount = 0
+  let labels: [ObjectIdentifier: String]
+
+  init(labels: [ObjectIdentifier: String] = [:]) {
+    self.labels = labels
+  }
+
+  func render(_ event: TaskRunnerGroup.Event) {
+    events.append(event)
+  }
+
+  func didDetach() {
+    detachCount += 1
+  }
+
+  /// `joined a idle`, `a running(0.3)`, `left a`, `frame 0.3 [1 running]`.
+  var lines: [String] {
+    events.map { event in
+      switch event {
+      case .joined(let member, let update): "joined \(member.label) \(update.state)"
+      case .updated(let id, let update):
+        "\(labels[id] ?? "?")\(update.reason == .frame ? " frame" : "") \(update.state)"
+      case .left(let id): "left \(labels[id] ?? "?")"
+      case .frame(let summary, _): "frame \(summary.fractionCompleted) [\(summary.counts)]"
+      }
+    }
+  }
+
+  var frameCount: Int {
+    events.count { if case .frame = $0 { true } else { false } }
+  }
+
+  func clear() {
+    events = []
+  }
+}
 
 @MainActor
 @Suite("Task runner group", .timeLimit(.minutes(1)))
 struct TaskRunnerGroupTests {
   let clock = ManualClock()
 
-  func runner() -> TaskRunner {
+  func makeRunner() -> TaskRunner {
     TaskRunner(animation: .instant, clock: clock)
   }
 
-  @Test("Sums two runners by units in the frame that reads their reports")
+  static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+  }
+
+  // MARK: - Weighting
+
+  @Test("Units weighting: each runner counts its total, in the frame that reads the reports")
   func sumsByUnits() async {
     let group = TaskRunnerGroup(clock: clock)
-    let a = runner()
-    let b = runner()
+    let (a, b) = (makeRunner(), makeRunner())
     group.add(a, label: "a")
     group.add(b, label: "b")
     var summaries: [TaskRunnerGroup.Summary] = []
     let token = group.observe { summaries.append($0) }
-    let reported = Latch()
-    let hold = Latch()
-    a.start { reporter in
-      reporter.report(completed: 30, of: 100)
-      reported.open()
-      await hold.wait()
-    }
-    await reported.wait()
-    let reportedB = Latch()
-    b.start { reporter in
-      reporter.report(completed: 100, of: 300)
-      reportedB.open()
-      await hold.wait()
-    }
-    await reportedB.wait()
+    let runA = await HeldRun.start(on: a)
+    let runB = await HeldRun.start(on: b)
+    runA.reporter.report(completed: 30, of: 100)
+    runB.reporter.report(completed: 100, of: 300)
     clock.advance(by: frame)
-    #expect(group.counts.running == 2)
     #expect(group.fractionCompleted == 130.0 / 400.0)
     #expect(group.summary.completedUnits == 130)
     #expect(group.summary.totalUnits == 400)
-    #expect(summaries.last?.fractionCompleted == 130.0 / 400.0)
-    hold.open()
-    _ = token
+    #expect(group.summary.isTotalKnown)
+    #expect(group.displayedProgress == 130.0 / 400.0)
+    #expect(summaries.map(\.fractionCompleted) == [0, 130.0 / 400.0])
+    #expect(summaries.map(\.counts.description) == ["2 idle", "2 running"])
+    runA.proceed.open()
+    runB.proceed.open()
+    _ = await (a.lastRunTask?.value, b.lastRunTask?.value)
+    clock.advance(by: frame)
+    #expect(group.fractionCompleted == 1)
+    #expect(group.counts.description == "2 finished")
+    token.cancel()
+  }
+
+  @Test("Equal weighting: each runner counts the same")
+  func equalWeighting() async {
+    let group = TaskRunnerGroup(weighting: .equal, clock: clock)
+    let (a, b) = (makeRunner(), makeRunner())
+    group.add(a)
+    group.add(b)
+    let runA = await HeldRun.start(on: a)
+    let runB = await HeldRun.start(on: b)
+    runA.reporter.report(completed: 1, of: 2)
+    runB.reporter.report(completed: 0, of: 1_000)
+    clock.advance(by: frame)
+    #expect(group.fractionCompleted == 0.25)
+    #expect(group.summary.totalUnits == 2)
+    #expect(group.summary.completedUnits == 0.5)
+    runA.proceed.open()
+    runB.proceed.open()
+  }
+
+  @Test("A weight given wins over the total; a runner without one counts as the mean")
+  func explicitAndGuessedWeights() async throws {
+    let group = TaskRunnerGroup(clock: clock)
+    let (a, b, c) = (makeRunner(), makeRunner(), makeRunner())
+    try group.add(a, label: "a", weight: 300)
+    group.add(b, label: "b")
+    group.add(c, label: "c")
+    // Nothing known but a's weight: b and c count as 300 each.
+    clock.advance(by: frame)
+    #expect(group.summary.totalUnits == 900)
+    #expect(!group.summary.isTotalKnown)
+    let runA = await HeldRun.start(on: a)
+    let runB = await HeldRun.start(on: b)
+    runA.reporter.report(completed: 5, of: 10)  // the weight of 300 stays
+    runB.reporter.report(completed: 50, of: 100)
+    clock.advance(by: frame)
+    // c, idle, counts as the mean of 300 and 100.
+    #expect(group.summary.totalUnits == 600)
+    #expect(group.summary.completedUnits == 150 + 50)
+    #expect(group.fractionCompleted == 200.0 / 600.0)
+    runA.proceed.open()
+    runB.proceed.open()
+  }
+
+  @Test(
+    "A weight that is negative or not finite is an error naming it, and changes nothing",
+    arguments: [-1.0, .nan, .infinity, -.infinity])
+  func invalidWeight(weight: Double) {
+    let group = TaskRunnerGroup(clock: clock)
+    let runner = makeRunner()
+    #expect(throws: TaskRunnerGroup.InvalidWeightError.self) {
+      try group.add(runner, label: "disk.img", weight: weight)
+    }
+    do {
+      try group.add(runner, label: "disk.img", weight: weight)
+    } catch {
+      #expect(
+        error.description
+          == "invalid weight \(weight) for runner \"disk.img\": a weight must be a finite number, 0 or more"
+      )
+    }
+    #expect(group.members.isEmpty)
+    #expect(throws: Never.self) { try group.add(runner, weight: 0) }
+    #expect(group.members.count == 1)
+  }
+
+  @Test("Runners whose weights are all 0 count equally, not as a division by 0")
+  func allWeightsZero() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let (a, b) = (makeRunner(), makeRunner())
+    group.add(a)
+    group.add(b)
+    _ = await a.run { reporter in reporter.report(completed: 0, of: 0) }
+    clock.advance(by: frame)
+    #expect(group.fractionCompleted == 0.5)
+    #expect(!group.fractionCompleted.isNaN)
+  }
+
+  @Test("Failed and cancelled runs count 0, as a runner's state says; indeterminate ones 0")
+  func endedRunsCountZero() async {
+    let group = TaskRunnerGroup(weighting: .equal, clock: clock)
+    let (a, b, c, d) = (makeRunner(), makeRunner(), makeRunner(), makeRunner())
+    for runner in [a, b, c, d] { group.add(runner) }
+    _ = await a.run { _ in }
+    _ = await b.run { _ in throw TestError() }
+    let runC = await HeldRun.start(on: c)
+    runC.reporter.report(completed: 1, of: 2)
+    clock.advance(by: frame)
+    c.cancel()
+    let runD = await HeldRun.start(on: d)
+    runD.reporter.reportIndeterminate(completed: 7)
+    clock.advance(by: frame)
+    #expect(group.counts == counts(running: 1, finished: 1, failed: 1, cancelled: 1))
+    #expect(group.fractionCompleted == 0.25)
+    runC.proceed.open()
+    runD.proceed.open()
+  }
+
+  // MARK: - Phases
+
+  @Test("Counts per phase follow every transition, once per frame")
+  func countsPerPhase() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let runners = (0..<3).map { _ in makeRunner() }
+    for runner in runners { group.add(runner) }
+    var seen: [String] = []
+    let token = group.observe { seen.append($0.counts.description) }
+    let runs = [
+      await HeldRun.start(on: runners[0]), await HeldRun.start(on: runners[1]),
+      await HeldRun.start(on: runners[2]),
+    ]
+    clock.advance(by: frame)
+    runners[1].pause()
+    clock.advance(by: frame)
+    runs[0].proceed.open()
+    _ = await runners[0].lastRunTask?.value
+    clock.advance(by: frame)
+    runners[2].cancel()
+    runners[1].resume()
+    clock.advance(by: frame)
+    runners[2].reset()
+    clock.advance(by: frame)
+    #expect(
+      seen == [
+        "3 idle", "3 running", "2 running, 1 paused", "1 running, 1 paused, 1 finished",
+        "1 running, 1 finished, 1 cancelled", "1 running, 1 idle, 1 finished",
+      ])
+    for run in runs { run.proceed.open() }
+    token.cancel()
+  }
+
+  @Test("Phase counts read as SwiftPM's summary, and by phase")
+  func phaseCountsDescription() {
+    var counts = TaskRunnerGroup.PhaseCounts()
+    #expect(counts.description == "no runners")
+    counts[.running] = 3
+    counts[.finished] = 5
+    counts[.failed] = 1
+    #expect(counts.description == "3 running, 5 finished, 1 failed")
+    #expect(counts.total == 9)
+    #expect(counts.active == 3)
+    #expect(counts.ended == 6)
+    for phase in [RunPhase.idle, .running, .paused, .finished, .failed, .cancelled] {
+      var one = TaskRunnerGroup.PhaseCounts()
+      one[phase] += 2
+      #expect(one[phase] == 2)
+      #expect(one.total == 2)
+    }
+  }
+
+  // MARK: - Frames
+
+  @Test("One pass per frame, after every member's frame of that wake-up")
+  func onePassPerFrame() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let runners = (0..<50).map { _ in makeRunner() }
+    var labels: [ObjectIdentifier: String] = [:]
+    for (index, runner) in runners.enumerated() {
+      group.add(runner, label: "r\(index)")
+      labels[ObjectIdentifier(runner)] = "r\(index)"
+    }
+    let log = EventLog(labels: labels)
+    group.attach(log)
+    var runs: [HeldRun] = []
+    for runner in runners { runs.append(await HeldRun.start(on: runner)) }
+    for step in 1...10 {
+      for run in runs { run.reporter.report(completed: step, of: 10) }
+      log.clear()
+      clock.advance(by: frame)
+      #expect(log.frameCount == 1)
+      // The pass comes last: every member's update of this wake-up is before it.
+      guard case .frame(let summary, _) = log.events.last else {
+        Issue.record("the wake-up did not end with the group's pass")
+        return
+      }
+      #expect(summary.fractionCompleted == Double(step) / 10)
+    }
+    for run in runs { run.proceed.open() }
+  }
+
+  @Test("Nothing runs while nothing moves")
+  func quietWhenStill() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let runner = makeRunner()
+    group.add(runner)
+    let log = EventLog()
+    group.attach(log)
+    _ = await runner.run { reporter in reporter.report(completed: 1, of: 1) }
+    clock.advance(by: frame * 3)
+    log.clear()
+    clock.advance(by: .seconds(10))
+    #expect(log.events.isEmpty)
+  }
+
+  @Test("The last report before the end reaches the group before the end")
+  func lastReportFirst() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let runner = makeRunner()
+    group.add(runner, label: "a")
+    let log = EventLog(labels: [ObjectIdentifier(runner): "a"])
+    group.attach(log)
+    _ = await runner.run { reporter in
+      for index in 1...100 { reporter.report(completed: index, of: 100) }
+    }
+    clock.advance(by: frame)
+    let updates = log.lines.filter { $0.hasPrefix("a ") && !$0.hasPrefix("a frame") }
+    #expect(updates == ["a running(0%)", "a running(100/100)", "a finished"])
+    #expect(log.lines.last == "frame 1.0 [1 finished]")
+  }
+
+  // MARK: - Members
+
+  @Test("Runners join and leave at any time; renderers hear of it in order")
+  func joinAndLeave() async {
+    let group = TaskRunnerGroup(weighting: .equal, clock: clock)
+    let (a, b) = (makeRunner(), makeRunner())
+    let labels = [ObjectIdentifier(a): "a", ObjectIdentifier(b): "b"]
+    group.add(a, label: "a")
+    let log = EventLog(labels: labels)
+    group.attach(log)
+    let runA = await HeldRun.start(on: a)
+    runA.reporter.report(completed: 1, of: 2)
+    clock.advance(by: frame)
+    let runB = await HeldRun.start(on: b)
+    #expect(group.add(b, label: "b"))
+    #expect(!group.add(b, label: "again"))
+    clock.advance(by: frame)
+    #expect(group.fractionCompleted == 0.25)
+    #expect(group.remove(a))
+    #expect(!group.remove(a))
+    clock.advance(by: frame)
+    #expect(group.fractionCompleted == 0)
+    #expect(group.members.map(\.label) == ["b"])
+    #expect(
+      log.lines == [
+        "joined a idle", "frame 0.0 [1 idle]", "a running(0%)", "a running(1/2)",
+        "a frame running(1/2)", "frame 0.5 [1 running]", "joined b running(0%)",
+        "a frame running(1/2)", "b frame running(0%)", "frame 0.25 [2 running]", "left a",
+        "b frame running(0%)", "frame 0.0 [1 running]",
+      ])
+    // A runner that left is no longer followed.
+    log.clear()
+    runA.proceed.open()
+    _ = await a.lastRunTask?.value
+    clock.advance(by: frame)
+    #expect(!log.lines.contains { $0.hasPrefix("a ") })
+    runB.proceed.open()
+  }
+
+  @Test("removeEnded takes away the runners whose last run ended")
+  func removeEnded() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let (a, b, c) = (makeRunner(), makeRunner(), makeRunner())
+    group.add(a, label: "a")
+    group.add(b, label: "b")
+    group.add(c, label: "c")
+    _ = await a.run { _ in }
+    let runB = await HeldRun.start(on: b)
+    group.removeEnded()
+    #expect(group.members.map(\.label) == ["b", "c"])
+    #expect(group.runners.map(ObjectIdentifier.init) == [b, c].map(ObjectIdentifier.init))
+    runB.proceed.open()
+  }
+
+  @Test("A runner may be in two groups")
+  func twoGroups() async {
+    let first = TaskRunnerGroup(clock: clock)
+    let second = TaskRunnerGroup(clock: clock)
+    let runner = makeRunner()
+    first.add(runner)
+    second.add(runner)
+    _ = await runner.run { reporter in reporter.report(completed: 2, of: 2) }
+    clock.advance(by: frame)
+    #expect(first.fractionCompleted == 1)
+    #expect(second.fractionCompleted == 1)
+  }
+
+  @Test("cancelAll, pauseAll and resumeAll act on every runner")
+  func actOnAll() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let runners = (0..<3).map { _ in makeRunner() }
+    for runner in runners { group.add(runner) }
+    var runs: [HeldRun] = []
+    for runner in runners.prefix(2) { runs.append(await HeldRun.start(on: runner)) }
+    group.pauseAll()
+    #expect(runners.map(\.state.phase) == [.paused, .paused, .idle])
+    group.resumeAll()
+    #expect(runners.map(\.state.phase) == [.running, .running, .idle])
+    group.cancelAll()
+    #expect(runners.map(\.state.phase) == [.cancelled, .cancelled, .idle])
+    clock.advance(by: frame)
+    #expect(group.counts.description == "1 idle, 2 cancelled")
+    for run in runs { run.proceed.open() }
+  }
+
+  @Test("A group that goes away detaches its renderers and leaves its runners be")
+  func groupGoesAway() async {
+    let runner = makeRunner()
+    let log = EventLog()
+    var group: TaskRunnerGroup? = TaskRunnerGroup(clock: clock)
+    group?.add(runner)
+    group?.attach(log)
+    let run = await HeldRun.start(on: runner)
+    group = nil
+    #expect(log.detachCount == 1)
+    #expect(runner.state.phase == .running)
+    clock.advance(by: frame)
+    run.proceed.open()
+    _ = await runner.lastRunTask?.value
+    #expect(runner.state == .finished)
+  }
+
+  @Test("A detached renderer gets no more events")
+  func detach() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let runner = makeRunner()
+    group.add(runner)
+    let log = EventLog()
+    let token = group.attach(log)
+    token.cancel()
+    #expect(log.detachCount == 1)
+    log.clear()
+    _ = await runner.run { _ in }
+    clock.advance(by: frame)
+    #expect(log.events.isEmpty)
+  }
+
+  // MARK: - Speed and time remaining
+
+  @Test("The speed is the sum of the runners', and the time left counts idle runners' work")
+  func aggregateRate() async throws {
+    let group = TaskRunnerGroup(clock: clock)
+    let (a, b, queued) = (makeRunner(), makeRunner(), makeRunner())
+    group.add(a)
+    group.add(b)
+    try group.add(queued, weight: 6_000)
+    let runA = await HeldRun.start(on: a)
+    let runB = await HeldRun.start(on: b)
+    clock.advance(by: frame)
+    #expect(group.throughput == nil)
+    // a does 10 units per frame, b 20: 1,800 units a second.
+    for step in 1...120 {
+      runA.reporter.report(completed: 10 * step, of: 6_000)
+      runB.reporter.report(completed: 20 * step, of: 6_000)
+      clock.advance(by: frame)
+    }
+    let rate = try #require(group.throughput)
+    #expect(abs(rate - 1_800) / 1_800 < 1e-6)
+    let remaining = try #require(group.estimatedTimeRemaining)
+    let left = 18_000.0 - 3_600
+    #expect(abs(Self.seconds(remaining) - left / 1_800) / (left / 1_800) < 1e-6)
+    runA.proceed.open()
+    runB.proceed.open()
+    _ = await (a.lastRunTask?.value, b.lastRunTask?.value)
+    clock.advance(by: frame)
+    #expect(group.throughput == nil)
+    #expect(group.estimatedTimeRemaining == nil)
+  }
+
+  @Test("Paused time is no part of the group's speed")
+  func pausedTimeLeftOut() async throws {
+    let group = TaskRunnerGroup(clock: clock)
+    let runner = makeRunner()
+    group.add(runner)
+    let run = await HeldRun.start(on: runner)
+    clock.advance(by: frame)
+    for step in 1...60 {
+      run.reporter.report(completed: 10 * step, of: 100_000)
+      clock.advance(by: frame)
+    }
+    let before = try #require(group.throughput)
+    group.pauseAll()
+    clock.advance(by: .seconds(30))
+    #expect(group.throughput == before)
+    group.resumeAll()
+    for step in 61...62 {
+      clock.advance(by: frame - .nanoseconds(1))
+      run.reporter.report(completed: 10 * step, of: 100_000)
+      clock.advance(by: .nanoseconds(1))
+    }
+    let after = try #require(group.throughput)
+    #expect(abs(after - 600) / 600 < 1e-3)
+    run.proceed.open()
+  }
+
+  // MARK: - Observation
+
+  @Test("Observation hears of the sums that change")
+  func observation() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let runner = makeRunner()
+    group.add(runner)
+    let changed = Locked<[String]>([])
+    func track(_ name: String, _ read: @escaping @MainActor () -> Void) {
+      withObservationTracking(read) { changed.withLock { $0.append(name) } }
+    }
+    track("fraction") { _ = group.fractionCompleted }
+    track("counts") { _ = group.counts }
+    track("members") { _ = group.members }
+    let run = await HeldRun.start(on: runner)
+    clock.advance(by: frame)
+    #expect(changed.withLock { $0 } == ["counts"])
+    run.reporter.report(completed: 1, of: 4)
+    clock.advance(by: frame)
+    #expect(changed.withLock { $0 } == ["counts", "fraction"])
+    group.add(makeRunner())
+    #expect(changed.withLock { $0 } == ["counts", "fraction", "members"])
+    run.proceed.open()
+  }
+
+  private func counts(
+    idle: Int = 0, running: Int = 0, paused: Int = 0, finished: Int = 0, failed: Int = 0,
+    cancelled: Int = 0
+  ) -> TaskRunnerGroup.PhaseCounts {
+    var counts = TaskRunnerGroup.PhaseCounts()
+    counts.idle = idle
+    counts.running = running
+    counts.paused = paused
+    counts.finished = finished
+    counts.failed = failed
+    counts.cancelled = cancelled
+    return counts
   }
 }
