@@ -203,7 +203,9 @@ public final class TaskRunnerGroup {
     records[member.id] = record
     members.append(member)
     // The first call comes at once, with the runner's current state: the `.joined` event's.
+    // The callback holds the member's identity, not the member: the runner holds the callback.
     var isFirst = true
+    let id = member.id
     record.token = member.runner.follow { [weak self, weak record] update in
       guard let self, let record else { return }
       let wasRunning = record.latest.state.phase == .running
@@ -212,7 +214,7 @@ public final class TaskRunnerGroup {
       if isFirst {
         isFirst = false
       } else {
-        renderers.publish([.updated(member.id, update)])
+        renderers.publish([.updated(id, update)])
       }
       setNeedsPass()
     }

@@ -399,6 +399,28 @@ struct TaskRunnerGroupTests {
     #expect(runner.state == .finished)
   }
 
+  @Test("A group keeps its runners until they leave or it goes, and no longer")
+  func noCycles() async {
+    weak var left: TaskRunner?
+    weak var kept: TaskRunner?
+    var group: TaskRunnerGroup? = TaskRunnerGroup(clock: clock)
+    do {
+      let runner = makeRunner()
+      let other = makeRunner()
+      left = runner
+      kept = other
+      group?.add(runner)
+      group?.add(other)
+      _ = await runner.run { reporter in reporter.report(completed: 1, of: 1) }
+      clock.advance(by: frame)
+      group?.remove(runner)
+    }
+    #expect(left == nil)
+    #expect(kept != nil)
+    group = nil
+    #expect(kept == nil)
+  }
+
   @Test("A detached renderer gets no more events")
   func detach() async {
     let group = TaskRunnerGroup(clock: clock)
