@@ -83,7 +83,7 @@ public final class TaskRunnerGroup {
   @ObservationIgnored private var records: [ObjectIdentifier: Record] = [:]
   @ObservationIgnored private var summaryValue = Summary.empty
   @ObservationIgnored private let observers = ObserverRegistry<Summary>()
-  @ObservationIgnored private let renderers = ObserverRegistry<[Event]>()
+  @ObservationIgnored private let renderers = ObserverRegistry<Event>()
   @ObservationIgnored private let ticker: FrameTicker
   @ObservationIgnored private var frames: FrameTicker.Registration?
   @ObservationIgnored private let origin: Duration
@@ -181,7 +181,7 @@ public final class TaskRunnerGroup {
     record.token?.cancel()
     noteRunning(from: record.latest.state.phase == .running, to: false)
     members.removeAll { $0.id == id }
-    renderers.publish([.left(id)])
+    renderers.publish(.left(id))
     setNeedsPass()
     return true
   }
@@ -214,12 +214,14 @@ public final class TaskRunnerGroup {
       if isFirst {
         isFirst = false
       } else {
-        renderers.publish([.updated(id, update)])
+        if !renderers.isEmpty {
+          renderers.publish(.updated(id, update))
+        }
       }
       setNeedsPass()
     }
     noteRunning(from: false, to: record.latest.state.phase == .running)
-    renderers.publish([.joined(member, record.latest)])
+    renderers.publish(.joined(member, record.latest))
     return true
   }
 
@@ -308,12 +310,8 @@ public final class TaskRunnerGroup {
         records[member.id].map { Event.joined(member, $0.latest) }
       } + [.frame(summaryValue, time: time())]
     return renderers.add(
-      initial: initial, cancelsOnRelease: false, onDetach: { renderer.didDetach() },
-      { events in
-        for event in events {
-          renderer.render(event)
-        }
-      })
+      initialEvents: initial, cancelsOnRelease: false, onDetach: { renderer.didDetach() },
+      { event in renderer.render(event) })
   }
 
   // MARK: - Acting on every runner
@@ -393,7 +391,9 @@ public final class TaskRunnerGroup {
       }
       observers.publish(new)
     }
-    renderers.publish([.frame(new, time: now)])
+    if !renderers.isEmpty {
+      renderers.publish(.frame(new, time: now))
+    }
   }
 
   fileprivate struct GroupSums {

@@ -60,6 +60,17 @@ final class ObserverRegistry<Event> {
     initial: Event, cancelsOnRelease: Bool = true, onDetach: (@MainActor () -> Void)? = nil,
     _ callback: @escaping @MainActor (Event) -> Void
   ) -> ObservationToken {
+    add(
+      initialEvents: CollectionOfOne(initial), cancelsOnRelease: cancelsOnRelease,
+      onDetach: onDetach, callback)
+  }
+
+  /// Registers an observer and calls it at once with each of `initialEvents`, in order, before
+  /// returning its token.
+  func add(
+    initialEvents: some Sequence<Event>, cancelsOnRelease: Bool = true,
+    onDetach: (@MainActor () -> Void)? = nil, _ callback: @escaping @MainActor (Event) -> Void
+  ) -> ObservationToken {
     prune()
     let flag = CancellationFlag()
     let entry = Entry(flag: flag, callback: callback, onDetach: onDetach, lastSeen: lastSequence)
@@ -74,12 +85,13 @@ final class ObserverRegistry<Event> {
         Task { @MainActor in self?.prune() }
       }
     }
-    if isDelivering {
-      callback(initial)
-    } else {
-      isDelivering = true
-      callback(initial)
-      isDelivering = false
+    let wasDelivering = isDelivering
+    isDelivering = true
+    for event in initialEvents {
+      callback(event)
+    }
+    isDelivering = wasDelivering
+    if !wasDelivering {
       drain()
     }
     return token
@@ -87,7 +99,11 @@ final class ObserverRegistry<Event> {
 
   /// Delivers an event to every observer, now or, when called from a callback, after the round.
   func publish(_ event: Event) {
-    publish(contentsOf: [event])
+    lastSequence += 1
+    queue.append((lastSequence, event))
+    if !isDelivering {
+      drain()
+    }
   }
 
   /// Queues all the events, then delivers them in order, now or after the current round.
