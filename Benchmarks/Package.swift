@@ -26,7 +26,10 @@ let package = Package(
   targets: [
     .executableTarget(
       name: "progress-bench",
-      dependencies: [.product(name: "TaskProgress", package: "swift-task-progress")],
+      dependencies: [
+        .product(name: "TaskProgress", package: "swift-task-progress"),
+        .product(name: "TaskProgressAdapters", package: "swift-task-progress"),
+      ],
       path: "progress-bench",
       swiftSettings: swiftSettings
     )

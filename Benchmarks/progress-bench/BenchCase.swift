@@ -18,6 +18,8 @@ enum BenchCase: String, CaseIterable, Encodable {
   case drain
   case bytes
   case message
+  case group
+  case bars
   case saturated
   case saturatedCheckpoints = "saturated-checkpoints"
   case many
@@ -45,6 +47,8 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .drain: ("m", "a frame over 10,000 children")
     case .bytes: ("n", "Reporter.report, counts > 2^31")
     case .message: ("o", "report(message:), unchanged text")
+    case .group: ("p", "N runners in a group: one frame")
+    case .bars: ("q", "TerminalGroupRenderer, 50 bars")
     case .saturated: ("g", "8 tasks report for 0.5 s")
     case .saturatedCheckpoints: ("g'", "(g) + checkpoint() every 4,096")
     case .many: ("h", "N runners, 5 ms sleep steps")
@@ -68,10 +72,11 @@ enum BenchCase: String, CaseIterable, Encodable {
     switch self {
     case .stream: options.streamAtLargeSize ? options.sizes : [options.sizes[0]]
     case .many, .manyBare: [1, 100, 400, 1000]
+    case .group: [10, 100, 1000]
     case .foundationProgress, .atomic, .reporter, .runOver, .handLoop, .reporterX2, .reporterX8,
       .atomicAdd, .atomicAddX8, .childReporter, .complete, .completeX8, .bytes, .message:
       options.sizes
-    case .empty, .saturated, .saturatedCheckpoints, .busy, .idle, .drain: [0]
+    case .empty, .saturated, .saturatedCheckpoints, .busy, .idle, .drain, .bars: [0]
     }
   }
 
@@ -107,6 +112,8 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .busy: return await Measure.busyPool()
     case .idle: return await Measure.idle(seconds: quick ? 1 : 2)
     case .drain: return await Measure.drainFrame(frames: quick ? 50 : 200)
+    case .group: return await Measure.groupFrames(n: n, frames: quick ? 50 : 200)
+    case .bars: return await Measure.groupRendering(drawnFrames: quick ? 50 : 200)
     case .many, .manyBare:
       _ = await Measure.many(n: n, bare: self == .manyBare, steps: 20)
       return await Measure.many(n: n, bare: self == .manyBare, steps: quick ? 100 : 400)

@@ -47,6 +47,16 @@ struct Report {
     jobs.first { $0.benchCase == benchCase && $0.n == n }?.median(key)
   }
 
+  /// The fewest and the most of a count over every run of one case at one size, from its
+  /// `...Min` and `...Max` measurements: `1` when they agree, `1-3` when they do not.
+  private func range(_ benchCase: BenchCase, _ n: Int, _ key: String) -> String {
+    let runs = jobs.first { $0.benchCase == benchCase && $0.n == n }?.runs ?? []
+    guard let low = runs.compactMap({ $0[key + "Min"] }).min(),
+      let high = runs.compactMap({ $0[key + "Max"] }).max()
+    else { return "-" }
+    return low == high ? Format.count(low) : "\(Format.count(low))-\(Format.count(high))"
+  }
+
   /// The ratio of two cases' medians at one size.
   private func ratio(_ a: BenchCase, _ b: BenchCase, _ n: Int, _ key: String = "wall") -> Double? {
     guard let top = median(a, n, key), let bottom = median(b, n, key), bottom > 0 else {
@@ -98,6 +108,17 @@ struct Report {
         measured.isEmpty
         ? "not run" : measured.map { "\($0.0): \(format($0.1))" }.joined(separator: ", ")
     }
+  }
+
+  /// The most the passes of the group in one frame of (p) differed from 1, over every frame of
+  /// every run at `n` runners.
+  private func passDeviation(n: Int) -> Double? {
+    let runs = jobs.first { $0.benchCase == .group && $0.n == n }?.runs ?? []
+    return runs.compactMap { run in
+      run["passesMin"].flatMap { low in
+        run["passesMax"].map { high in max(abs(low - 1), abs(high - 1)) }
+      }
+    }.max()
   }
 
   /// The name of the target of (k), which the report explains when it fails.
@@ -232,6 +253,17 @@ struct Report {
           }
         }, { $0 <= 1.5 }, times),
       Target(
+        "(p) A group sums up its runners in exactly one pass per frame, at every N (every frame "
+          + "of every run)",
+        BenchCase.group.sizes(options).map { n in
+          ("N=\(Format.count(Double(n)))", passDeviation(n: n))
+        },
+        { $0 == 0 }, { $0 == 0 ? "1 pass in every frame" : "off by up to \(Format.count($0))" }),
+      Target(
+        "(q) TerminalGroupRenderer draws \(Measure.drawnBars) bars and the total in under 1 ms "
+          + "per drawn frame (median of the renderer's time in the frames it wrote)",
+        [("draw", median(.bars, 0, "draw"))], { $0 < 1e6 }, Format.microseconds),
+      Target(
         "(h) 400 runners use at most 1.3x the CPU time of 400 bare tasks and a ticker (h')",
         [("N=400", ratio(.many, .manyBare, 400, "cpu"))], { $0 <= 1.3 }, times),
       Target(
@@ -272,6 +304,13 @@ extension Report {
     ),
     (.drain, ["children", "frame", "frameP90", "frameMax", "progressRead", "deliveries"]),
     (
+      .bars,
+      [
+        "bars", "draw", "drawP90", "drawMax", "quietFrame", "wakeUp", "bytes", "writes", "lines",
+        "framesPerDraw",
+      ]
+    ),
+    (
       .idle,
       [
         "wakeUpsBeforeAnyRun", "run", "framesDuringRun", "framesExpected", "settle",
@@ -283,11 +322,17 @@ extension Report {
   /// The measurements that are times, in nanoseconds.
   private static let times: Set = [
     "wall", "maxGap", "busy", "busyGap", "reporterStall", "latency", "run", "settle", "frame",
-    "frameP90", "frameMax", "progressRead",
+    "frameP90", "frameMax", "progressRead", "draw", "drawP90", "drawMax", "quietFrame", "wakeUp",
   ]
 
-  /// The times shown in microseconds whatever their size: those of (m).
-  private static let microseconds: Set = ["frame", "frameP90", "frameMax", "progressRead"]
+  /// The times shown in microseconds whatever their size: those of (m) and (q).
+  private static let microseconds: Set = [
+    "frame", "frameP90", "frameMax", "progressRead", "draw", "drawP90", "drawMax", "quietFrame",
+    "wakeUp",
+  ]
+
+  /// The measurements that are ratios, shown with two decimals.
+  private static let ratios: Set = ["framesPerDraw"]
 
   /// The whole report as text.
   var text: String {
@@ -300,7 +345,7 @@ extension Report {
         + (options.quick ? " (--quick)" : ""))
 
     let rows = jobs.filter {
-      $0.n > 0 && !$0.runs.isEmpty && ![.many, .manyBare].contains($0.benchCase)
+      $0.n > 0 && !$0.runs.isEmpty && ![.many, .manyBare, .group].contains($0.benchCase)
     }
     if !rows.isEmpty {
       let header = [
@@ -339,14 +384,16 @@ extension Report {
         let text =
           Self.microseconds.contains(key)
           ? Format.microseconds(value)
-          : Self.times.contains(key) ? Format.duration(value) : Format.count(value)
+          : Self.times.contains(key)
+            ? Format.duration(value)
+            : Self.ratios.contains(key) ? Format.number(value, "%.2f") : Format.count(value)
         return "\(key) " + text
       }
       lines += [
         "", "(\(benchCase.tag)) \(benchCase.tagAndTitle.title): " + values.joined(separator: ", "),
       ]
     }
-    if !details.isEmpty {
+    if details.contains(where: { $0.0 != .bars }) {
       lines.append(
         """
         reports: in total over the tasks. busy: how long every pool thread ran a loop at once; \
@@ -358,6 +405,18 @@ extension Report {
         10,000 started, unfinished children at 50/100, one of them moving before each frame; \
         median, 90th percentile and worst of 200 frames (50 with --quick). progressRead: the median time of \
         reporter.progress on a standalone reporter with the same children.
+        """)
+    }
+    if median(.bars, 0, "draw") != nil {
+      lines.append(
+        """
+        (q) draw: the TerminalGroupRenderer's time, all its calls added up, in a frame in which \
+        it wrote: the runners' updates it took in, then fitting the bars into the rows, building \
+        the text and writing it; median, 90th percentile and worst of 200 drawn frames (50 with \
+        --quick). quietFrame: its time in a frame in which it wrote nothing (it draws at most 20 \
+        times per second). wakeUp: the whole ManualClock.advance(by:) of a drawn frame, the 50 \
+        runners' frames and the group's pass included. bytes, writes: per drawn frame; lines: \
+        the line breaks of the last write; framesPerDraw: frames per drawn frame.
         """)
     }
 
@@ -380,6 +439,40 @@ extension Report {
         "(h) N runners and (h') N bare tasks with one ticker on the main actor: each task sleeps "
           + "5 ms \(options.quick ? 100 : 400) times and reports after each; CPU is user + system.",
         Format.table([header] + zip(manySizes, table).map { ["\($0)"] + $1 }, leftAligned: 0),
+      ]
+    }
+
+    let groupSizes = BenchCase.group.sizes(options).filter { median(.group, $0, "frame") != nil }
+    if !groupSizes.isEmpty {
+      let header = [
+        "N", "wake-up", "p90", "no group", "group pass", "pass share", "group cost", "per runner",
+        "passes/frame", "updates/frame",
+      ]
+      let table = groupSizes.map { n in
+        let frame = median(.group, n, "frame")
+        let pass = median(.group, n, "groupPass")
+        let bare = median(.group, n, "frameNoGroup")
+        return ["\(Format.count(Double(n)))"]
+          + [frame, median(.group, n, "frameP90"), bare, pass].map(Format.microseconds)
+          + [Format.number(pass.flatMap { pass in frame.map { pass / $0 } }, "%.0f%%", times: 100)]
+          + [Format.microseconds(frame.flatMap { frame in bare.map { frame - $0 } })]
+          + [Format.number(frame.map { $0 / Double(n) }, "%.2f µs", times: 1e-3)]
+          + ["passes", "updates"].map { range(.group, n, $0) }
+      }
+      lines += [
+        "",
+        "(p) N running runners on a ManualClock, each reporting before every frame, in one "
+          + "TaskRunnerGroup; medians of one wake-up over \(options.quick ? 50 : 200) frames.",
+        Format.table([header] + table, leftAligned: 0),
+        """
+        wake-up: ManualClock.advance(by:) one update interval: every runner's frame, then the \
+        group's pass; p90: its 90th percentile. no group: the same wake-up over N runners in no \
+        group, frames interleaved. group pass: the pass alone, from the last runner's last update \
+        to the end of the pass; pass share: group pass / wake-up. group cost: wake-up - no \
+        group, the pass and the runners' updates relayed to the group. per runner: wake-up / N. \
+        passes/frame, updates/frame: the fewest and the most the group made and relayed in one \
+        frame, over every run.
+        """,
       ]
     }
 

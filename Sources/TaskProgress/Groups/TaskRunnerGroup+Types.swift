@@ -20,6 +20,19 @@ extension TaskRunnerGroup {
     /// The weight given when the runner joined, or `nil` for the group's ``Weighting``.
     public let weight: Double?
 
+    /// Creates a member, as a group does when a runner joins; tests of a ``GroupRenderer`` make
+    /// their own to play events to it.
+    ///
+    /// - Parameters:
+    ///   - runner: The runner.
+    ///   - label: The text a renderer shows for it.
+    ///   - weight: The weight it was given, or `nil` for the group's ``Weighting``.
+    public init(runner: TaskRunner, label: String = "", weight: Double? = nil) {
+      self.runner = runner
+      self.label = label
+      self.weight = weight
+    }
+
     /// The runner's identity.
     public nonisolated var id: ObjectIdentifier {
       ObjectIdentifier(runner)

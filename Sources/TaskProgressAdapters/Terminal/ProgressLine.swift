@@ -137,15 +137,23 @@ struct ProgressLine: Equatable {
     let percent = percentText
     let message = self.message.map(TerminalFormat.singleLine)
 
-    func part(_ text: String?, _ reservation: Int) -> Int {
-      let length = max(text.map(columns) ?? 0, reservation)
+    // Each part is measured once; a part that is dropped is `nil` from then on.
+    let labelColumns = columns(label)
+    let countsColumns = counts.map(columns) ?? 0
+    let rateColumns = rate.map(columns) ?? 0
+    let etaColumns = eta.map(columns) ?? 0
+
+    func part(_ text: String?, _ columns: Int, _ reservation: Int) -> Int {
+      let length = max(text == nil ? 0 : columns, reservation)
       return length == 0 ? 0 : length + 2
     }
     func used() -> Int {
       // `paused` takes the room of the rate and the ETA, or its own when theirs is gone.
-      let after = max(part(rate, reserved.rate) + part(eta, reserved.eta), part(paused, 0))
-      return (label.isEmpty ? 0 : columns(label) + 1) + 2 + (percent == nil ? 0 : 5)
-        + part(counts, reserved.counts) + after
+      let after = max(
+        part(rate, rateColumns, reserved.rate) + part(eta, etaColumns, reserved.eta),
+        part(paused, 6, 0))
+      return (label.isEmpty ? 0 : labelColumns + 1) + 2 + (percent == nil ? 0 : 5)
+        + part(counts, countsColumns, reserved.counts) + after
     }
     // Drop the least useful parts until the bar gets its minimum; the message goes before any.
     var keepsMessage = true

@@ -2,11 +2,37 @@ import TaskProgress
 
 /// The numbers a progress line shows, formatted without Foundation.
 enum TerminalFormat {
+  /// Whether a redraw throttled to `interval` is due `elapsed` after the last one.
+  ///
+  /// A millisecond early counts as due: frames at 60 Hz come every 16.67 ms, and three of them
+  /// add up to a few attoseconds less than 50 ms, which would make a 50 ms throttle redraw on
+  /// every fourth frame, 15 times a second, rather than 20.
+  static func isRedrawDue(after elapsed: Duration, interval: Duration) -> Bool {
+    elapsed >= interval - .milliseconds(1)
+  }
+
   /// The columns `text` takes on a terminal: two for East Asian wide and fullwidth characters
   /// (CJK ideographs, kana, Hangul, fullwidth forms, most emoji), none for combining marks and
   /// other zero-width scalars, one for the rest.
   static func columns(_ text: String) -> Int {
-    text.reduce(0) { $0 + columns(of: $1) }
+    if isPrintableASCII(text) {
+      return text.utf8.count
+    }
+    // A character's width is the sum of its scalars' unless it asks for emoji presentation, so
+    // text without U+FE0F is summed scalar by scalar, without breaking it into characters.
+    var total = 0
+    for scalar in text.unicodeScalars {
+      if scalar.value == 0xFE0F {
+        return text.reduce(0) { $0 + columns(of: $1) }
+      }
+      total += columns(of: scalar)
+    }
+    return total
+  }
+
+  /// Whether `text` is printable ASCII only, one column a byte.
+  private static func isPrintableASCII(_ text: String) -> Bool {
+    text.utf8.allSatisfy { (0x20..<0x7F).contains($0) }
   }
 
   /// The columns of one character: 2 for an emoji asked for as one (with U+FE0F), else the sum
@@ -19,6 +45,12 @@ enum TerminalFormat {
   }
 
   private static func columns(of scalar: Unicode.Scalar) -> Int {
+    // Most of what is measured is one column, without a look at its properties: printable
+    // ASCII, the rest of Latin up to the combining marks, and the blocks that bars are drawn with.
+    switch scalar.value {
+    case 0x20..<0x7F, 0xA0..<0x300, 0x2580...0x259F: return 1
+    default: break
+    }
     // Terminals draw emoji that are pictures by default (✅ ⏳ ⭐) two columns wide, and the
     // soft hyphen, a format character, as a hyphen.
     if scalar.properties.isEmojiPresentation { return 2 }
@@ -114,7 +146,9 @@ enum TerminalFormat {
   /// C1, among them newlines and the escape that starts a terminal sequence) and every line or
   /// paragraph separator becomes a space.
   static func singleLine(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: isBreaking) else { return text }
+    guard !isPrintableASCII(text), text.unicodeScalars.contains(where: isBreaking) else {
+      return text
+    }
     var result = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
       result.append(isBreaking(scalar) ? " " : scalar)

@@ -24,17 +24,27 @@ public protocol TerminalOutput: AnyObject {
   var capabilities: TerminalCapabilities { get }
   /// The width in columns, read before every draw so that a resized window is followed.
   var columns: Int { get }
+  /// The height in rows, read before every draw, or `nil` when it is unknown.
+  ///
+  /// A ``TerminalGroupRenderer`` keeps its bars within this many lines, and assumes 24 when it
+  /// is `nil`. The default implementation returns `nil`.
+  var rows: Int? { get }
   /// Writes text as it is.
   func write(_ text: String)
+}
+
+extension TerminalOutput {
+  /// The height is unknown: `nil`.
+  public var rows: Int? { nil }
 }
 
 /// A file descriptor as a terminal output: standard output, standard error, or any other.
 ///
 /// Its capabilities come from `isatty` and the environment (see
 /// ``TerminalCapabilities/detect(isTerminal:environment:)``), its width from the terminal
-/// (`TIOCGWINSZ`), then `COLUMNS`, then 80. Writes go straight to the descriptor, unbuffered, after
-/// flushing what the program printed (`print` buffers its output when it is piped); when
-/// the reader has gone away (a closed pipe, as in `heavy-task | head -1`), later writes are dropped
+/// (`TIOCGWINSZ`), then `COLUMNS`, then 80, and its height from the terminal, then `LINES`.
+/// Writes go straight to the descriptor, unbuffered, after flushing what the program printed
+/// (`print` buffers its output when it is piped); when the reader has gone away (a closed pipe, as in `heavy-task | head -1`), later writes are dropped
 /// and ``isBroken`` becomes `true`.
 @MainActor
 public final class TerminalStream: TerminalOutput {
@@ -61,7 +71,7 @@ public final class TerminalStream: TerminalOutput {
   /// - Parameters:
   ///   - fileDescriptor: The descriptor to write to; the stream does not close it.
   ///   - environment: The variables that decide the capabilities (`TERM`, `NO_COLOR`, `LC_ALL`,
-  ///     `LC_CTYPE`, `LANG`, `COLUMNS`); `nil` reads the process environment.
+  ///     `LC_CTYPE`, `LANG`, `COLUMNS`, `LINES`); `nil` reads the process environment.
   public init(fileDescriptor: Int32, environment: [String: String]? = nil) {
     self.fileDescriptor = fileDescriptor
     self.environment = environment ?? TerminalStream.processEnvironment()
@@ -71,14 +81,29 @@ public final class TerminalStream: TerminalOutput {
 
   /// The terminal's width, else `COLUMNS`, else 80.
   public var columns: Int {
+    if let columns = windowSize()?.ws_col, columns > 0 {
+      return Int(columns)
+    }
+    return positiveNumber("COLUMNS") ?? 80
+  }
+
+  /// The terminal's height, else `LINES`, else `nil`.
+  public var rows: Int? {
+    if let rows = windowSize()?.ws_row, rows > 0 {
+      return Int(rows)
+    }
+    return positiveNumber("LINES")
+  }
+
+  /// The size of the terminal the descriptor is, or `nil` when it is none.
+  private func windowSize() -> winsize? {
     var size = winsize()
-    if ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
-      return Int(size.ws_col)
-    }
-    if let columns = environment["COLUMNS"].flatMap({ Int($0) }), columns > 0 {
-      return columns
-    }
-    return 80
+    return ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0 ? size : nil
+  }
+
+  /// The environment variable `name` as a number above 0, or `nil`.
+  private func positiveNumber(_ name: String) -> Int? {
+    environment[name].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
   }
 
   /// Writes all of `text`, retrying after interruptions; gives up for good on other errors.
@@ -107,7 +132,7 @@ public final class TerminalStream: TerminalOutput {
 
   static func processEnvironment() -> [String: String] {
     var values: [String: String] = [:]
-    for key in ["TERM", "NO_COLOR", "LC_ALL", "LC_CTYPE", "LANG", "COLUMNS"] {
+    for key in ["TERM", "NO_COLOR", "LC_ALL", "LC_CTYPE", "LANG", "COLUMNS", "LINES"] {
       if let value = getenv(key) {
         values[key] = String(cString: value)
       }

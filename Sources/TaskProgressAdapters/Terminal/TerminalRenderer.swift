@@ -54,8 +54,6 @@ public import TaskProgress
 public final class TerminalRenderer: ProgressRenderer {
   /// The longest the interactive bar waits between two redraws: 20 per second, as indicatif.
   public static let redrawInterval: Duration = .milliseconds(50)
-  /// How long the moving block of an indeterminate bar takes to go there and back.
-  static let indeterminatePeriod: Duration = .seconds(2)
 
   /// The text before the bar, or before each plain line.
   public let label: String
@@ -63,25 +61,13 @@ public final class TerminalRenderer: ProgressRenderer {
   /// ``/TaskProgress/TaskRunner/unit``.
   public let unit: ProgressUnit?
   private let output: any TerminalOutput
-  private let restoresTerminalOnSignals: Bool
 
-  /// The running part of the run being drawn, if one is.
-  private var run: Run?
+  /// The run being drawn, if one is.
+  private var run: RunLines?
   /// The last interactive line written, while the bar is open (no newline yet).
   private var openLine: String?
   private var lastDraw: Duration?
-  private var isCursorHidden = false
-
-  private struct Run {
-    var start: Duration
-    var progress: RunProgress = .zero
-    /// Whether the run is paused, as of the last state drawn.
-    var isPaused = false
-    /// Whether the run has shown a message: from then on the line keeps room for one.
-    var hasShownMessage = false
-    /// The last 10% step a plain line was written for.
-    var lastPlainStep = 0
-  }
+  private var cursor: CursorVisibility
 
   /// Creates a renderer.
   ///
@@ -103,7 +89,7 @@ public final class TerminalRenderer: ProgressRenderer {
     self.label = label.filter { !$0.isNewline }
     self.unit = unit
     self.output = output
-    self.restoresTerminalOnSignals = restoresTerminalOnSignals
+    self.cursor = CursorVisibility(restoresOnSignals: restoresTerminalOnSignals)
   }
 
   /// A renderer on standard output, as swift-log's `StreamLogHandler.standardOutput(label:)`.
@@ -119,20 +105,17 @@ public final class TerminalRenderer: ProgressRenderer {
         begin(at: update.time)
       }
       let isPaused = update.state.phase == .paused
-      let pauseChanged = run?.isPaused != isPaused
-      run?.progress = progress
-      run?.isPaused = isPaused
-      if progress.message != nil {
-        run?.hasShownMessage = true
-      }
+      let pauseChanged = run?.take(progress, isPaused: isPaused, unit: unit(of: update)) ?? false
       if output.capabilities.isInteractive {
         // A pause or a resume is drawn at once, like any transition.
         drawBar(update, force: pauseChanged)
       } else {
-        if pauseChanged {
-          writePlainPause(progress, isPaused: isPaused, unit: unit(of: update))
+        if pauseChanged, let run {
+          output.write(run.plainPause(unit: unit(of: update)) + "\n")
         }
-        writePlainStep(progress, isPaused: isPaused, unit: unit(of: update))
+        if let step = run?.plainStep(unit: unit(of: update)) {
+          output.write(step + "\n")
+        }
       }
     case (.frame, .running), (.frame, .paused):
       if output.capabilities.isInteractive {
@@ -161,56 +144,28 @@ public final class TerminalRenderer: ProgressRenderer {
       output.write("\n")
       openLine = nil
     }
-    showCursor()
+    cursor.show(on: output)
   }
 
   // MARK: - Runs
 
   private func begin(at time: Duration) {
-    run = Run(start: time)
+    run = RunLines(label: label, start: time)
     lastDraw = nil
-    if !output.capabilities.isInteractive {
-      output.write(prefixed("started") + "\n")
+    if let run, !output.capabilities.isInteractive {
+      output.write(run.plainStart + "\n")
     }
   }
 
   private func finish(_ update: ProgressUpdate) {
     guard let run else { return }
-    let unit = unit(of: update)
-    let elapsed = TerminalFormat.elapsed(update.time - run.start)
-    let lastFraction = run.progress.fractionCompleted
-    let finished = update.state.phase == .finished
-    let counts = countsText(run.progress, finished: finished, unit: unit)
     if output.capabilities.isInteractive {
-      let status: ProgressLine.Status
-      switch update.state {
-      case .failed(let error): status = .failure("failed after \(elapsed): " + oneLine(error))
-      case .cancelled: status = .note("cancelled after \(elapsed)")
-      default: status = .success("done in \(elapsed)")
-      }
-      var line = ProgressLine(label: label, counts: counts, status: status)
-      line.reserved = reservation(run, unit: unit)
-      // A finished bar is full; any other ends where the work was, and indeterminate work
-      // claims no percentage even then.
-      line.barFraction = finished ? 1 : lastFraction
-      line.percentFraction = finished ? 1 : lastFraction
-      line.percentCounts = finished ? nil : percentCounts(run.progress)
-      line.indeterminatePosition = bouncing(update.time - run.start)
-      write(line, force: true, time: update.time)
+      write(run.finalLine(update, unit: unit(of: update)), force: true, time: update.time)
       output.write("\n")
       openLine = nil
-      showCursor()
+      cursor.show(on: output)
     } else {
-      let position = [TerminalFormat.percent(run.progress).map { $0 + "%" }, counts]
-        .compactMap { $0 }.joined(separator: " ")
-      let at = position.isEmpty ? "" : " at " + position
-      let text =
-        switch update.state {
-        case .failed(let error): "failed after \(elapsed)\(at): " + oneLine(error)
-        case .cancelled: "cancelled after \(elapsed)\(at)"
-        default: "finished in \(elapsed)" + (counts.map { "  " + $0 } ?? "")
-        }
-      output.write(prefixed(text) + "\n")
+      output.write(run.plainEnd(update, unit: unit(of: update)) + "\n")
     }
     self.run = nil
   }
@@ -220,37 +175,16 @@ public final class TerminalRenderer: ProgressRenderer {
     unit ?? update.unit
   }
 
-  /// The room the line keeps after the bar for the whole run.
-  private func reservation(_ run: Run, unit: ProgressUnit) -> ProgressLine.Reservation {
-    var reserved = ProgressLine.Reservation.forRun(run.progress, unit: unit)
-    reserved.message = run.hasShownMessage
-    return reserved
-  }
-
   // MARK: - Interactive drawing
 
   private func drawBar(_ update: ProgressUpdate, force: Bool) {
     guard let run else { return }
-    if let lastDraw, !force, update.time - lastDraw < TerminalRenderer.redrawInterval {
+    if let lastDraw, !force,
+      !TerminalFormat.isRedrawDue(after: update.time - lastDraw, interval: Self.redrawInterval)
+    {
       return
     }
-    let unit = unit(of: update)
-    var line = ProgressLine(
-      label: label, counts: countsText(run.progress, finished: false, unit: unit))
-    line.reserved = reservation(run, unit: unit)
-    line.message = run.progress.message
-    line.isPaused = run.isPaused
-    if run.progress.isIndeterminate {
-      line.indeterminatePosition = bouncing(update.time - run.start)
-    } else {
-      // The bar glides with the animation; the percentage is the reported one, like the counts.
-      line.barFraction = update.displayedProgress
-      line.percentFraction = run.progress.fractionCompleted
-      line.percentCounts = percentCounts(run.progress)
-      line.eta = update.estimatedTimeRemaining.map { "ETA " + TerminalFormat.remaining($0) }
-    }
-    line.rate = update.throughput.map { unit.format(throughput: $0) }
-    write(line, force: force, time: update.time)
+    write(run.liveLine(update, unit: unit(of: update)), force: force, time: update.time)
   }
 
   private func write(_ line: ProgressLine, force: Bool, time: Duration) {
@@ -259,7 +193,10 @@ public final class TerminalRenderer: ProgressRenderer {
       width: output.columns, unicode: capabilities.supportsUnicode,
       color: capabilities.supportsColor)
     guard force || text != openLine else { return }
-    hideCursor()
+    let hide = cursor.hide(on: output)
+    if !hide.isEmpty {
+      output.write(hide)
+    }
     if capabilities.supportsEscapeSequences {
       output.write("\r" + text + "\u{1B}[K")
     } else {
@@ -273,84 +210,5 @@ public final class TerminalRenderer: ProgressRenderer {
     }
     openLine = text
     lastDraw = time
-  }
-
-  private func hideCursor() {
-    guard !isCursorHidden, output.capabilities.supportsEscapeSequences else { return }
-    output.write("\u{1B}[?25l")
-    isCursorHidden = true
-    if restoresTerminalOnSignals, let stream = output as? TerminalStream {
-      TerminalSignalGuard.acquire(fileDescriptor: stream.fileDescriptor)
-    }
-  }
-
-  private func showCursor() {
-    guard isCursorHidden else { return }
-    output.write("\u{1B}[?25h")
-    isCursorHidden = false
-    if restoresTerminalOnSignals, output is TerminalStream {
-      TerminalSignalGuard.release()
-    }
-  }
-
-  /// A triangle wave in `0...1`: where the block of an indeterminate bar is after `elapsed`.
-  private func bouncing(_ elapsed: Duration) -> Double {
-    // An update timed before the run began (a test's own) stands at the start.
-    let elapsed = max(elapsed, .zero)
-    let phase = (elapsed / TerminalRenderer.indeterminatePeriod).truncatingRemainder(dividingBy: 1)
-    return phase < 0.5 ? phase * 2 : 2 - phase * 2
-  }
-
-  // MARK: - Plain lines
-
-  /// `52%  26/50  Hashing b.jpg`, with `paused` after the counts while the run is paused (work
-  /// not yet at a checkpoint goes on reporting).
-  private func writePlainStep(_ progress: RunProgress, isPaused: Bool, unit: ProgressUnit) {
-    guard var run, let fraction = progress.fractionCompleted else { return }
-    let step = Int((fraction * 10).rounded(.down))
-    guard step > run.lastPlainStep else { return }
-    run.lastPlainStep = step
-    self.run = run
-    let counts = countsText(progress, finished: false, unit: unit).map { "  " + $0 } ?? ""
-    let percent = TerminalFormat.percent(progress) ?? TerminalFormat.percent(fraction)
-    let message = progress.message.map { "  " + TerminalFormat.singleLine($0) } ?? ""
-    let paused = isPaused ? "  paused" : ""
-    output.write(prefixed(percent + "%" + counts + paused + message) + "\n")
-  }
-
-  /// `paused at 52%  26/50`, or `resumed at …`.
-  private func writePlainPause(_ progress: RunProgress, isPaused: Bool, unit: ProgressUnit) {
-    let position = [
-      TerminalFormat.percent(progress).map { $0 + "%" },
-      countsText(progress, finished: false, unit: unit),
-    ].compactMap { $0 }.joined(separator: "  ")
-    let at = position.isEmpty ? "" : " at " + position
-    output.write(prefixed((isPaused ? "paused" : "resumed") + at) + "\n")
-  }
-
-  private func prefixed(_ text: String) -> String {
-    label.isEmpty ? text : label + ": " + text
-  }
-
-  // MARK: - Text
-
-  /// The counts a percentage is computed from, exactly, when the work counts.
-  private func percentCounts(_ progress: RunProgress) -> ProgressLine.Counts? {
-    guard let completed = progress.completedCount, let total = progress.totalCount else {
-      return nil
-    }
-    return ProgressLine.Counts(completed: completed, total: total)
-  }
-
-  /// `26/50` items or `1.2 GB / 3.4 GB`, `26` or `1.2 GB` without a total.
-  private func countsText(_ progress: RunProgress, finished: Bool, unit: ProgressUnit) -> String? {
-    guard let completed = progress.completedCount else { return nil }
-    guard let total = progress.totalCount else { return unit.format(completed) }
-    return unit.format(completed: finished ? total : completed, of: total)
-  }
-
-  /// An error's description on one line.
-  private func oneLine(_ error: any Error) -> String {
-    TerminalFormat.singleLine(String(describing: error))
   }
 }

@@ -1,0 +1,243 @@
+import TaskProgress
+
+/// One run as a terminal renderer draws it: what it keeps between updates, and the lines it
+/// makes of them, on a terminal and as plain text.
+///
+/// ``TerminalRenderer`` keeps one for its runner's run; ``TerminalGroupRenderer`` keeps one for
+/// each member with a run under way, so that a group's bars and plain lines read exactly as a
+/// single runner's do.
+struct RunLines {
+  /// How long the moving block of an indeterminate bar takes to go there and back.
+  static let indeterminatePeriod: Duration = .seconds(2)
+
+  /// The text before the bar, or before each plain line; empty for none.
+  let label: String
+  /// When the run began, on the runner's clock.
+  let start: Duration
+  var progress: RunProgress = .zero
+  /// Whether the run is paused, as of the last state taken in.
+  var isPaused = false
+  /// Whether the run has shown a message: from then on the line keeps room for one.
+  var hasShownMessage = false
+  /// The last 10% step a plain line was written for.
+  var lastPlainStep = 0
+  /// The room kept after the bar, and the unit and the kind of progress it was reckoned for: it
+  /// changes only with them, and reckoning it formats sample counts and rates.
+  private var reservation: (unit: ProgressUnit, kind: Kind, room: ProgressLine.Reservation)?
+
+  /// What the room kept after the bar depends on, besides the unit.
+  private struct Kind: Equatable {
+    var isDeterminate: Bool
+    var counts: Bool
+    var total: Int?
+
+    init(_ progress: RunProgress) {
+      isDeterminate = progress.fractionCompleted != nil
+      counts = progress.completedCount != nil
+      total = progress.totalCount
+    }
+  }
+
+  init(label: String, start: Duration) {
+    self.label = label
+    self.start = start
+  }
+
+  /// Takes in a state change of the run, whose counts are shown in `unit`; returns whether the
+  /// run paused or resumed with it.
+  mutating func take(_ progress: RunProgress, isPaused: Bool, unit: ProgressUnit) -> Bool {
+    let pauseChanged = self.isPaused != isPaused
+    self.progress = progress
+    self.isPaused = isPaused
+    if progress.message != nil {
+      hasShownMessage = true
+    }
+    let kind = Kind(progress)
+    if reservation?.unit != unit || reservation?.kind != kind {
+      reservation = (unit, kind, ProgressLine.Reservation.forRun(progress, unit: unit))
+    }
+    return pauseChanged
+  }
+
+  // MARK: - On a terminal
+
+  /// The room the line keeps after the bar for the whole run.
+  func reservation(unit: ProgressUnit) -> ProgressLine.Reservation {
+    var reserved =
+      reservation.flatMap { $0.unit == unit && $0.kind == Kind(progress) ? $0.room : nil }
+      ?? ProgressLine.Reservation.forRun(progress, unit: unit)
+    reserved.message = hasShownMessage
+    return reserved
+  }
+
+  /// The line of the run under way, as of `update`, a frame or a state change of the runner.
+  func liveLine(_ update: ProgressUpdate, unit: ProgressUnit) -> ProgressLine {
+    var line = ProgressLine(
+      label: label, counts: RunLines.countsText(progress, finished: false, unit: unit))
+    line.reserved = reservation(unit: unit)
+    line.message = progress.message
+    line.isPaused = isPaused
+    if progress.isIndeterminate {
+      line.indeterminatePosition = bouncing(update.time - start)
+    } else {
+      // The bar glides with the animation; the percentage is the reported one, like the counts.
+      line.barFraction = update.displayedProgress
+      line.percentFraction = progress.fractionCompleted
+      line.percentCounts = RunLines.percentCounts(progress)
+      line.eta = update.estimatedTimeRemaining.map { "ETA " + TerminalFormat.remaining($0) }
+    }
+    line.rate = update.throughput.map { unit.format(throughput: $0) }
+    return line
+  }
+
+  /// The last line of the run, as of `update`, the state change that ended it: a full bar and
+  /// `done in 2.1s`, or the bar where the work was and `failed after …: reason` or
+  /// `cancelled after …`.
+  func finalLine(_ update: ProgressUpdate, unit: ProgressUnit) -> ProgressLine {
+    let elapsed = TerminalFormat.elapsed(update.time - start)
+    let lastFraction = progress.fractionCompleted
+    let finished = update.state.phase == .finished
+    let status: ProgressLine.Status
+    switch update.state {
+    case .failed(let error):
+      status = .failure("failed after \(elapsed): " + RunLines.oneLine(error))
+    case .cancelled: status = .note("cancelled after \(elapsed)")
+    default: status = .success("done in \(elapsed)")
+    }
+    var line = ProgressLine(
+      label: label, counts: RunLines.countsText(progress, finished: finished, unit: unit),
+      status: status)
+    line.reserved = reservation(unit: unit)
+    // A finished bar is full; any other ends where the work was, and indeterminate work
+    // claims no percentage even then.
+    line.barFraction = finished ? 1 : lastFraction
+    line.percentFraction = finished ? 1 : lastFraction
+    line.percentCounts = finished ? nil : RunLines.percentCounts(progress)
+    line.indeterminatePosition = bouncing(update.time - start)
+    return line
+  }
+
+  /// A triangle wave in `0...1`: where the block of an indeterminate bar is after `elapsed`.
+  private func bouncing(_ elapsed: Duration) -> Double {
+    // An update timed before the run began (a test's own) stands at the start.
+    let elapsed = max(elapsed, .zero)
+    let phase = (elapsed / RunLines.indeterminatePeriod).truncatingRemainder(dividingBy: 1)
+    return phase < 0.5 ? phase * 2 : 2 - phase * 2
+  }
+
+  // MARK: - Plain lines
+
+  /// `Importing: started`.
+  var plainStart: String {
+    prefixed("started")
+  }
+
+  /// `52%  26/50  Hashing b.jpg` when the progress reached a new 10% step, with `paused` after
+  /// the counts while the run is paused (work not yet at a checkpoint goes on reporting); `nil`
+  /// when it did not.
+  mutating func plainStep(unit: ProgressUnit) -> String? {
+    guard let fraction = progress.fractionCompleted else { return nil }
+    let step = Int((fraction * 10).rounded(.down))
+    guard step > lastPlainStep else { return nil }
+    lastPlainStep = step
+    let counts = RunLines.countsText(progress, finished: false, unit: unit).map { "  " + $0 } ?? ""
+    let percent = TerminalFormat.percent(progress) ?? TerminalFormat.percent(fraction)
+    let message = progress.message.map { "  " + TerminalFormat.singleLine($0) } ?? ""
+    let paused = isPaused ? "  paused" : ""
+    return prefixed(percent + "%" + counts + paused + message)
+  }
+
+  /// `paused at 52%  26/50`, or `resumed at …`, as the run is now.
+  func plainPause(unit: ProgressUnit) -> String {
+    let position = [
+      TerminalFormat.percent(progress).map { $0 + "%" },
+      RunLines.countsText(progress, finished: false, unit: unit),
+    ].compactMap { $0 }.joined(separator: "  ")
+    let at = position.isEmpty ? "" : " at " + position
+    return prefixed((isPaused ? "paused" : "resumed") + at)
+  }
+
+  /// `finished in 4.1s  100/100`, `failed after 0.6s at 40% 20/50: reason` or
+  /// `cancelled after …`, as of `update`, the state change that ended the run.
+  func plainEnd(_ update: ProgressUpdate, unit: ProgressUnit) -> String {
+    let elapsed = TerminalFormat.elapsed(update.time - start)
+    let counts = RunLines.countsText(
+      progress, finished: update.state.phase == .finished, unit: unit)
+    let position = [TerminalFormat.percent(progress).map { $0 + "%" }, counts]
+      .compactMap { $0 }.joined(separator: " ")
+    let at = position.isEmpty ? "" : " at " + position
+    let text =
+      switch update.state {
+      case .failed(let error): "failed after \(elapsed)\(at): " + RunLines.oneLine(error)
+      case .cancelled: "cancelled after \(elapsed)\(at)"
+      default: "finished in \(elapsed)" + (counts.map { "  " + $0 } ?? "")
+      }
+    return prefixed(text)
+  }
+
+  /// `label: text`, or `text` without a label.
+  func prefixed(_ text: String) -> String {
+    label.isEmpty ? text : label + ": " + text
+  }
+
+  // MARK: - Text
+
+  /// The counts a percentage is computed from, exactly, when the work counts.
+  static func percentCounts(_ progress: RunProgress) -> ProgressLine.Counts? {
+    guard let completed = progress.completedCount, let total = progress.totalCount else {
+      return nil
+    }
+    return ProgressLine.Counts(completed: completed, total: total)
+  }
+
+  /// `26/50` items or `1.2 GB / 3.4 GB`, `26` or `1.2 GB` without a total.
+  static func countsText(_ progress: RunProgress, finished: Bool, unit: ProgressUnit) -> String? {
+    guard let completed = progress.completedCount else { return nil }
+    guard let total = progress.totalCount else { return unit.format(completed) }
+    return unit.format(completed: finished ? total : completed, of: total)
+  }
+
+  /// An error's description on one line.
+  static func oneLine(_ error: any Error) -> String {
+    TerminalFormat.singleLine(String(describing: error))
+  }
+}
+
+/// Whether a renderer has hidden the cursor of its output, and the sequences that hide and show
+/// it, holding ``TerminalSignalGuard`` meanwhile so that a signal that ends the process shows it
+/// again.
+@MainActor
+struct CursorVisibility {
+  /// Whether the cursor is hidden.
+  private(set) var isHidden = false
+  /// Whether to hold the signal guard while the cursor is hidden on a ``TerminalStream``.
+  let restoresOnSignals: Bool
+
+  /// The sequence that hides the cursor, or `""` when it is hidden already or the output takes
+  /// no escape sequences.
+  mutating func hide(on output: any TerminalOutput) -> String {
+    guard !isHidden, output.capabilities.supportsEscapeSequences else { return "" }
+    isHidden = true
+    if restoresOnSignals, let stream = output as? TerminalStream {
+      TerminalSignalGuard.acquire(fileDescriptor: stream.fileDescriptor)
+    }
+    return "\u{1B}[?25l"
+  }
+
+  /// Writes `text` and the sequence that shows the cursor again, in one write; only `text`
+  /// (nothing when it is empty) when the cursor is not hidden.
+  mutating func show(on output: any TerminalOutput, after text: String = "") {
+    guard isHidden else {
+      if !text.isEmpty {
+        output.write(text)
+      }
+      return
+    }
+    output.write(text + "\u{1B}[?25h")
+    isHidden = false
+    // Released once the cursor is back, so that a signal in between still restores it.
+    if restoresOnSignals, output is TerminalStream {
+      TerminalSignalGuard.release()
+    }
+  }
+}

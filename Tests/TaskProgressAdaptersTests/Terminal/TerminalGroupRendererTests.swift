@@ -1,0 +1,808 @@
+import Foundation
+import TaskProgressTestSupport
+import Testing
+
+@testable import TaskProgress
+@testable import TaskProgressAdapters
+
+/// A group renderer fed events by hand, on a memory terminal that emulates its screen.
+@MainActor
+private final class Scene {
+  let terminal: MemoryTerminal
+  let renderer: TerminalGroupRenderer
+  let clock = ManualClock()
+  /// The group's time, advanced by each frame.
+  private(set) var time: Duration = .zero
+  private(set) var ids: [ObjectIdentifier] = []
+  private var runners: [TaskRunner] = []
+
+  init(
+    columns: Int = 80, rows: Int? = 24, capabilities: TerminalCapabilities = .interactiveUnicode,
+    summaryLabel: String? = "Total", finishedBars: TerminalGroupRenderer.FinishedBars = .keep,
+    unit: ProgressUnit? = nil
+  ) {
+    terminal = MemoryTerminal(
+      columns: columns, rows: rows, capabilities: capabilities, emulatesScreen: true)
+    renderer = TerminalGroupRenderer(
+      summaryLabel: summaryLabel, unit: unit, finishedBars: finishedBars, output: terminal,
+      restoresTerminalOnSignals: false)
+  }
+
+  var screen: VirtualTerminal {
+    terminal.screen!
+  }
+
+  /// A member joins in `state`; returns its index.
+  @discardableResult
+  func join(_ label: String, _ state: RunState = .idle) -> Int {
+    let runner = TaskRunner(clock: clock)
+    runners.append(runner)
+    let member = TaskRunnerGroup.Member(runner: runner, label: label, weight: nil)
+    ids.append(member.id)
+    renderer.render(.joined(member, update(state)))
+    return ids.count - 1
+  }
+
+  func update(
+    _ state: RunState, reason: ProgressUpdate.Reason = .stateChanged, displayed: Double? = nil,
+    throughput: Double? = nil, eta: Duration? = nil, unit: ProgressUnit = .items
+  ) -> ProgressUpdate {
+    ProgressUpdate(
+      reason: reason, state: state, displayedProgress: displayed ?? state.fractionCompleted ?? 0,
+      time: time, throughput: throughput, estimatedTimeRemaining: eta, unit: unit)
+  }
+
+  /// Member `index` changes to `state`.
+  func set(
+    _ index: Int, _ state: RunState, reason: ProgressUpdate.Reason = .stateChanged,
+    displayed: Double? = nil, throughput: Double? = nil, eta: Duration? = nil,
+    unit: ProgressUnit = .items
+  ) {
+    renderer.render(
+      .updated(
+        ids[index],
+        update(
+          state, reason: reason, displayed: displayed, throughput: throughput, eta: eta, unit: unit
+        )))
+  }
+
+  func leave(_ index: Int) {
+    renderer.render(.left(ids[index]))
+  }
+
+  /// A frame of the group, `after` the last one.
+  func frame(_ summary: TaskRunnerGroup.Summary, after: Duration = .milliseconds(100)) {
+    time += after
+    renderer.render(.frame(summary, time: time))
+  }
+}
+
+/// A summary of `counts` at `fraction`, in items, each runner weighing `weight`.
+private func summary(
+  _ fraction: Double, running: Int = 0, paused: Int = 0, finished: Int = 0, failed: Int = 0,
+  cancelled: Int = 0, idle: Int = 0, weight: Double = 100, throughput: Double? = nil,
+  eta: Duration? = nil, unit: ProgressUnit = .items
+) -> TaskRunnerGroup.Summary {
+  var counts = TaskRunnerGroup.PhaseCounts()
+  counts.running = running
+  counts.paused = paused
+  counts.finished = finished
+  counts.failed = failed
+  counts.cancelled = cancelled
+  counts.idle = idle
+  let total = weight * Double(counts.total)
+  return TaskRunnerGroup.Summary(
+    fractionCompleted: fraction, displayedProgress: fraction, completedUnits: total * fraction,
+    totalUnits: total, isTotalKnown: true, counts: counts, throughput: throughput,
+    estimatedTimeRemaining: eta, unit: unit)
+}
+
+/// A runner of a real group whose operation reports once and then holds until the test ends it.
+@MainActor
+private final class HeldWork {
+  let runner: TaskRunner
+  let recorder: StateRecorder
+  private let proceed = Latch()
+
+  /// Starts the run; returns once it reported `completed` of `total`.
+  init(
+    _ label: String, in group: TaskRunnerGroup, clock: ManualClock, completed: Int,
+    of total: Int, failing: Bool = false
+  ) async {
+    runner = TaskRunner(animation: .instant, clock: clock)
+    recorder = StateRecorder(observing: runner)
+    group.add(runner, label: label)
+    let (reported, proceed) = (Latch(), self.proceed)
+    runner.start { reporter in
+      reporter.report(completed: completed, of: total)
+      reported.open()
+      await proceed.wait()
+      if failing { throw TestError(message: "disk full") }
+    }
+    await reported.wait()
+  }
+
+  /// Lets the operation return, and waits for the run to end.
+  func end() async {
+    proceed.open()
+    await recorder.waitForTerminalState()
+  }
+}
+
+/// The screen rows that hold a bar (`▕`, or `[` without Unicode).
+private func barRows(_ screen: [String]) -> [String] {
+  screen.filter { $0.contains("▕") }
+}
+
+/// The display column where the bar of a row opens.
+private func barColumn(_ row: String) -> Int? {
+  row.firstIndex(of: "▕").map { VirtualTerminal.columns(of: String(row[..<$0])) }
+}
+
+@MainActor
+@Suite("Terminal group renderer", .timeLimit(.minutes(1)))
+struct TerminalGroupRendererTests {
+  // MARK: - The live area
+
+  @Test func eightBarsInAFourRowTerminalDrawFourRows() {
+    let scene = Scene(columns: 60, rows: 4)
+    for index in 1...8 {
+      scene.join("file-\(index)", .running(RunProgress(completed: index * 10, of: 100)))
+    }
+    scene.frame(summary(0.45, running: 8))
+    #expect(
+      scene.screen.screen == [
+        "file-1 ▕█          ▏  10%  10/100",
+        "file-2 ▕██▏        ▏  20%  20/100",
+        "… 6 more",
+        "Total  ▕████▉      ▏  45%  360/800  8 running",
+      ])
+    #expect(scene.terminal.writeCount == 1)
+    #expect(!scene.screen.isCursorVisible)
+    #expect(scene.screen.wraps == 0 && scene.screen.scrolls == 0)
+    #expect(scene.screen.unknownSequences.isEmpty)
+  }
+
+  @Test func withoutAKnownHeightTheAreaKeepsTo24Rows() {
+    let scene = Scene(columns: 60, rows: nil)
+    for index in 1...30 {
+      scene.join("f\(index)", .running(.zero))
+    }
+    scene.frame(summary(0, running: 30))
+    #expect(scene.screen.screen.count == 24)
+    #expect(barRows(scene.screen.screen).count == 23)  // 22 bars and the total
+    #expect(scene.screen.screen[22] == "… 8 more")
+    #expect(scene.screen.screen[23].hasPrefix("Total ▕"))
+    #expect(scene.screen.scrolls == 0)
+  }
+
+  @Test func withoutUnicodeTheHiddenBarsAreCountedInASCII() {
+    let scene = Scene(columns: 40, rows: 3, capabilities: .interactiveASCII)
+    for index in 1...5 {
+      scene.join("f\(index)", .running(.zero))
+    }
+    scene.frame(summary(0, running: 5))
+    #expect(scene.screen.screen[1] == "... 4 more")
+    #expect(scene.screen.screen[0].hasPrefix("f1    ["))
+  }
+
+  @Test func withoutASummaryLabelThereIsNoSummaryLine() {
+    let scene = Scene(columns: 60, rows: 3, summaryLabel: nil)
+    for index in 1...4 {
+      scene.join("f\(index)", .running(.zero))
+    }
+    scene.frame(summary(0, running: 4))
+    #expect(
+      scene.screen.screen == [
+        "f1 ▕                                  ▏   0%",
+        "f2 ▕                                  ▏   0%",
+        "… 2 more",
+      ])
+  }
+
+  @Test func anIdleMemberHasNoBarButIsCountedInTheSummary() {
+    let scene = Scene(columns: 60, rows: 10)
+    scene.join("waiting")
+    scene.join("working", .running(RunProgress(completed: 1, of: 4)))
+    scene.frame(summary(0.125, running: 1, idle: 1))
+    let screen = scene.screen.trimmedScreen
+    #expect(screen.count == 2)
+    #expect(screen[0].hasPrefix("working ▕"))
+    #expect(screen[1].hasSuffix("1 running, 1 idle"))
+  }
+
+  @Test func labelsArePaddedSoThatTheBarsAlignAndLongOnesAreCutAtAThird() {
+    let scene = Scene(columns: 60, rows: 10, summaryLabel: "Σ")
+    scene.join("a", .running(RunProgress(completed: 1, of: 10)))
+    scene.join("medium.bin", .running(RunProgress(completed: 5, of: 10)))
+    scene.join("日本語", .running(RunProgress(completed: 9, of: 10)))
+    scene.join("", .running(RunProgress(fractionCompleted: 0.5)))
+    scene.frame(summary(0.5, running: 4))
+    let rows = scene.screen.trimmedScreen
+    #expect(rows.count == 5)
+    #expect(rows.allSatisfy { barColumn($0) == 11 })
+    #expect(rows[2].hasPrefix("日本語     ▕"))
+    #expect(rows[3].hasPrefix("           ▕"))
+    // Every bar has the same width: the percentages line up too.
+    #expect(
+      Set(rows.map { VirtualTerminal.columns(of: String($0.prefix { $0 != "%" })) }).count == 1)
+
+    let long = Scene(columns: 60, rows: 10)
+    long.join("a-very-long-file-name-that-goes-on.tar.gz", .running(.zero))
+    long.join("b", .running(.zero))
+    long.frame(summary(0, running: 2))
+    #expect(long.screen.screen[0].hasPrefix("a-very-long-file-n… ▕"))  // 59 / 3 = 19 columns
+    #expect(long.screen.screen[1].hasPrefix("b                   ▕"))
+  }
+
+  @Test func aBarShowsWhatTheSingleRenderersLineShows() {
+    let scene = Scene(columns: 100, rows: 10, unit: .bytes)
+    scene.join("disk.img", .running(RunProgress(completed: 1_200_000_000, of: 3_400_000_000)))
+    scene.set(
+      0, .running(RunProgress(completed: 1_200_000_000, of: 3_400_000_000, message: "Block 7")),
+      reason: .frame, displayed: 0.3, throughput: 12_300_000, eta: .seconds(179))
+    scene.join("b", .paused(RunProgress(completed: 1, of: 2)))
+    scene.frame(summary(0.3, running: 1, paused: 1))
+    let rows = scene.screen.trimmedScreen
+    #expect(rows[0].hasPrefix("disk.img ▕"))
+    #expect(rows[0].contains("▏  35%  1.2 GB / 3.4 GB  12.3 MB/s  ETA 2:59"))
+    #expect(rows[1].contains("▏  50%  1 B / 2 B  paused"))
+  }
+
+  // MARK: - Printing
+
+  @Test func printedLinesGoAboveTheBarsInOneWrite() {
+    let scene = Scene(columns: 60, rows: 10)
+    for label in ["a.bin", "b.bin", "c.bin"] {
+      scene.join(label, .running(RunProgress(completed: 1, of: 2)))
+    }
+    scene.frame(summary(0.5, running: 3))
+    let before = scene.screen.trimmedScreen
+    let writes = scene.terminal.writeCount
+    scene.renderer.print("Downloaded x.bin\nChecked \u{1B}[31my.bin\tok")
+    #expect(scene.terminal.writeCount == writes + 1)
+    #expect(
+      scene.screen.trimmedScreen == [
+        "Downloaded x.bin", "Checked  [31my.bin ok",
+      ] + before)
+    // The next frames draw below the printed lines.
+    scene.frame(summary(0.5, running: 3), after: .seconds(1))
+    scene.renderer.print("Done")
+    #expect(
+      scene.screen.trimmedScreen == ["Downloaded x.bin", "Checked  [31my.bin ok", "Done"] + before)
+    #expect(scene.screen.wraps == 0 && scene.screen.scrolls == 0)
+  }
+
+  @Test func aPrintedLineLongerThanTheWidthWrapsAboveTheBarsAndLeavesThemWhole() {
+    let scene = Scene(columns: 20, rows: 10)
+    scene.join("a", .running(.zero))
+    scene.join("b", .running(.zero))
+    scene.frame(summary(0, running: 2))
+    let bars = scene.screen.trimmedScreen
+    scene.renderer.print(String(repeating: "x", count: 30))
+    #expect(
+      scene.screen.trimmedScreen == [
+        String(repeating: "x", count: 20), String(repeating: "x", count: 10),
+      ]
+        + bars)
+  }
+
+  @Test func printingWithoutBarsWritesTheLines() {
+    let scene = Scene(columns: 60, rows: 10)
+    scene.renderer.print("hello\nworld")
+    #expect(scene.terminal.output == "hello\nworld\n")
+    let piped = Scene(capabilities: .plain)
+    piped.renderer.print("raw \u{1B}[1mtext")
+    #expect(piped.terminal.output == "raw \u{1B}[1mtext\n")
+  }
+
+  // MARK: - Runs that end
+
+  @Test(arguments: [TerminalGroupRenderer.FinishedBars.keep, .clear])
+  func aBarThatEndsGivesItsSlotToTheNext(finishedBars: TerminalGroupRenderer.FinishedBars) {
+    let scene = Scene(columns: 60, rows: 4, finishedBars: finishedBars)
+    for index in 1...5 {
+      scene.join("f\(index)", .running(RunProgress(completed: index, of: 10)))
+    }
+    scene.frame(summary(0.3, running: 5))
+    #expect(barRows(scene.screen.screen).map { $0.prefix(2) } == ["f1", "f2", "To"])
+    scene.set(0, .finished)
+    scene.frame(summary(0.4, running: 4, finished: 1), after: .milliseconds(10))
+    #expect(
+      scene.screen.screen == [
+        "f2    ▕██▍         ▏  20%  2/10",
+        "f3    ▕███▌        ▏  30%  3/10",
+        "… 2 more",
+        "Total ▕████▊       ▏  40%  200/500  4 running, 1 finished",
+      ])
+    switch finishedBars {
+    case .keep:
+      // The final line went above the area and scrolled into the scrollback.
+      #expect(scene.screen.scrollback == ["f1    ▕████████████▏ 100%  10/10  done in 0.1s"])
+      #expect(scene.screen.scrolls == 1)
+    case .clear:
+      #expect(scene.screen.scrollback.isEmpty)
+      #expect(scene.screen.scrolls == 0)
+    }
+    #expect(scene.screen.wraps == 0)
+  }
+
+  @Test func finalLinesSayHowEachRunEnded() {
+    let scene = Scene(columns: 100, rows: 10, capabilities: .interactiveColor)
+    scene.join("ok", .running(RunProgress(completed: 5, of: 10)))
+    scene.join("bad", .running(RunProgress(completed: 2, of: 10)))
+    scene.join("stop", .running(RunProgress(completed: 1, of: 10)))
+    scene.join("slow", .running(RunProgress(completed: 1, of: 10)))
+    scene.frame(summary(0.1, running: 4))
+    scene.set(0, .finished)
+    scene.set(1, .failed(TestError(message: "disk full\nwhile writing")))
+    scene.set(2, .cancelled)
+    scene.frame(summary(0.1, running: 1, finished: 1, failed: 1, cancelled: 1))
+    let rows = scene.screen.trimmedScreen
+    #expect(rows.count == 5)
+    #expect(rows[0].hasSuffix("100%  10/10  done in 0.1s"))
+    #expect(rows[1].hasSuffix("20%  2/10  failed after 0.1s: disk full while writing"))
+    #expect(rows[2].hasSuffix("10%  1/10  cancelled after 0.1s"))
+    #expect(rows[3].hasPrefix("slow  ▕"))
+    #expect(scene.terminal.output.contains("\u{1B}[32mdone in 0.1s\u{1B}[0m"))
+    #expect(scene.terminal.output.contains("\u{1B}[31mfailed after 0.1s"))
+    #expect(rows.allSatisfy { barColumn($0) == 6 })
+  }
+
+  @Test func aFailureTooLongForItsLineGetsARowOfItsOwnCutToTheWidth() {
+    let scene = Scene(columns: 40, rows: 10)
+    scene.join("a", .running(RunProgress(completed: 1, of: 10)))
+    scene.join("b", .running(RunProgress(completed: 1, of: 10)))
+    scene.frame(summary(0.1, running: 2))
+    scene.set(0, .failed(TestError(message: String(repeating: "reason ", count: 20))))
+    scene.frame(summary(0.05, running: 1, failed: 1))
+    let rows = scene.screen.trimmedScreen
+    #expect(rows[0].hasPrefix("a     ▕"))
+    #expect(rows[1].hasPrefix("failed after 0.1s: reason reason"))
+    #expect(rows[1].hasSuffix("…"))
+    #expect(VirtualTerminal.columns(of: rows[1]) == 39)
+    #expect(rows[2].hasPrefix("b     ▕"))
+    #expect(scene.screen.wraps == 0)
+  }
+
+  @Test func aMemberThatLeavesMidRunLosesItsBarWithoutALine() {
+    let scene = Scene(columns: 60, rows: 10)
+    scene.join("a", .running(.zero))
+    scene.join("b", .running(.zero))
+    scene.frame(summary(0, running: 2))
+    scene.leave(0)
+    scene.frame(summary(0, running: 1), after: .milliseconds(1))
+    let rows = scene.screen.trimmedScreen
+    #expect(rows.count == 2)
+    #expect(rows[0].hasPrefix("b     ▕"))  // the label width is kept while the area is open
+  }
+
+  @Test func whenTheLastRunEndsTheSummaryStaysTheCursorComesBackAndANewRunDrawsBelow() {
+    let scene = Scene(columns: 60, rows: 10)
+    scene.join("a", .running(RunProgress(completed: 1, of: 2)))
+    scene.join("b", .running(RunProgress(completed: 1, of: 2)))
+    scene.frame(summary(0.5, running: 2))
+    scene.set(0, .finished)
+    scene.set(1, .finished)
+    scene.frame(summary(1, finished: 2))
+    #expect(
+      scene.screen.trimmedScreen == [
+        "a     ▕████████████▏ 100%  2/2  done in 0.1s",
+        "b     ▕████████████▏ 100%  2/2  done in 0.1s",
+        "Total ▕████████████▏ 100%  200/200  2 finished",
+      ])
+    #expect(scene.screen.isCursorVisible)
+    #expect(scene.terminal.output.hasSuffix("2 finished\u{1B}[K\n\u{1B}[?25h"))
+    #expect(scene.screen.cursorRow == 3 && scene.screen.cursorColumn == 0)
+    // Nothing more while nothing runs.
+    let output = scene.terminal.output
+    scene.frame(summary(1, finished: 2), after: .seconds(1))
+    #expect(scene.terminal.output == output)
+    // A new run opens a new area below the old one.
+    scene.set(0, .running(.zero))
+    scene.frame(summary(0.5, running: 1, finished: 1))
+    let rows = scene.screen.trimmedScreen
+    #expect(rows.count == 5)
+    #expect(rows[2].hasPrefix("Total ▕"))
+    #expect(rows[3].hasPrefix("a     ▕"))
+    #expect(rows[4].hasSuffix("1 running, 1 finished"))
+    #expect(!scene.screen.isCursorVisible)
+  }
+
+  // MARK: - Redrawing
+
+  @Test func oneWritePerFrameNoneForAnIdenticalOneAndAtMost20ASecond() {
+    let scene = Scene(columns: 60, rows: 10)
+    scene.join("a", .running(RunProgress(completed: 1, of: 100)))
+    scene.frame(summary(0.01, running: 1))
+    #expect(scene.terminal.writeCount == 1)
+    // The same again: nothing to write.
+    scene.frame(summary(0.01, running: 1))
+    #expect(scene.terminal.writeCount == 1)
+    // Progress within the interval waits for it.
+    scene.set(0, .running(RunProgress(completed: 50, of: 100)))
+    scene.frame(summary(0.5, running: 1), after: .milliseconds(20))
+    #expect(scene.terminal.writeCount == 1)
+    scene.frame(summary(0.5, running: 1), after: .milliseconds(30))
+    #expect(scene.terminal.writeCount == 2)
+    // A pause is drawn at once, in one write.
+    scene.set(0, .paused(RunProgress(completed: 50, of: 100)))
+    scene.frame(summary(0.5, paused: 1), after: .milliseconds(1))
+    #expect(scene.terminal.writeCount == 3)
+    #expect(scene.screen.screen[0].hasSuffix("paused"))
+    #expect(scene.screen.screen[1].hasSuffix("paused  1 paused"))
+    // A member joining is drawn at once; its end, the summary and the cursor in one write.
+    scene.join("b", .running(.zero))
+    scene.frame(summary(0.25, running: 1, paused: 1), after: .milliseconds(1))
+    #expect(scene.terminal.writeCount == 4)
+    scene.set(0, .cancelled)
+    scene.set(1, .finished)
+    scene.frame(summary(0.5, finished: 1, cancelled: 1), after: .milliseconds(1))
+    #expect(scene.terminal.writeCount == 5)
+    #expect(scene.screen.isCursorVisible)
+  }
+
+  @Test func fiftyBarsRedrawForManyFramesInPlace() {
+    let scene = Scene(columns: 80, rows: 24)
+    for index in 0..<50 {
+      scene.join("file-\(index).bin", .running(RunProgress(completed: 0, of: 1_000)))
+    }
+    scene.frame(summary(0, running: 50))
+    for step in 1...300 {
+      for index in 0..<50 {
+        let completed = min(step * (index + 1) / 4, 999)
+        scene.set(
+          index,
+          .running(RunProgress(completed: completed, of: 1_000, message: "chunk \(completed)")),
+          reason: step.isMultiple(of: 3) ? .stateChanged : .frame, throughput: Double(step))
+      }
+      scene.frame(summary(Double(step) / 400, running: 50), after: .milliseconds(17))
+      #expect(scene.screen.scrolls == 0 && scene.screen.wraps == 0)
+    }
+    #expect(scene.terminal.writeCount > 90)
+    #expect(scene.screen.screen[22] == "… 28 more")
+    #expect(scene.screen.screen[23].hasPrefix("Total"))
+    #expect(barRows(scene.screen.screen).count == 23)
+    #expect(scene.screen.unknownSequences.isEmpty)
+  }
+
+  @Test func noLineIsEverWiderThanTheTerminalAndOnlyFinalLinesScroll() {
+    var random = SplitMix64(seed: 7)
+    let labels = [
+      "a", "disk.img", "日本語のファイル名.zip", "😀 emoji ✅", "e\u{301}te\u{301}", "",
+      "a-very-long-label-that-goes-on-and-on-and-on.tar.gz", "한국어 파일",
+    ]
+    let messages: [String?] = [
+      nil, "Reading 写真-0042.jpg", "✅ nearly there", String(repeating: "長い", count: 50),
+      "tab\there\nnewline\u{1B}[2J",
+    ]
+    let capabilities: [TerminalCapabilities] = [
+      .interactiveUnicode, .interactiveASCII, .interactiveColor,
+    ]
+    for columns in 5...200 {
+      let rows = 2 + random.next(below: 30)
+      let count = 1 + random.next(below: 60)
+      let scene = Scene(
+        columns: columns, rows: rows, capabilities: capabilities[columns % 3],
+        summaryLabel: columns % 7 == 0 ? nil : "Total")
+      var progress = (0..<count).map { _ in random.next(below: 500) }
+      for index in 0..<count {
+        let message = messages[random.next(below: messages.count)]
+        scene.join(
+          labels[random.next(below: labels.count)],
+          index % 9 == 4
+            ? .running(.indeterminate(completed: progress[index]))
+            : .running(RunProgress(completed: progress[index], of: 1_000, message: message)))
+      }
+      scene.frame(summary(0.2, running: count))
+      var active = Set(0..<count)
+      for _ in 0..<4 {
+        var ended = 0
+        for index in active.sorted() {
+          progress[index] += random.next(below: 200)
+          switch random.next(below: 8) {
+          case 0:
+            scene.set(index, .finished)
+          case 1:
+            scene.set(index, .failed(TestError(message: "connection reset by peer 接続")))
+          case 2:
+            scene.set(index, .cancelled)
+          case 3:
+            scene.set(
+              index, .paused(RunProgress(completed: min(progress[index], 1_000), of: 1_000)))
+            continue
+          default:
+            scene.set(
+              index, .running(RunProgress(completed: min(progress[index], 1_000), of: 1_000)),
+              reason: .frame, displayed: Double(min(progress[index], 1_000)) / 1_000,
+              throughput: 1_234.5, eta: .seconds(random.next(below: 40_000)))
+            continue
+          }
+          active.remove(index)
+          ended += 1
+        }
+        let scrolls = scene.screen.scrolls
+        scene.frame(summary(0.5, running: active.count, finished: count - active.count))
+        let screen = scene.screen
+        #expect(screen.wraps == 0, "\(columns) columns")
+        #expect(screen.unknownSequences.isEmpty)
+        #expect(screen.scrolls - scrolls <= 2 * ended, "\(columns) columns")
+        #expect(
+          screen.screen.allSatisfy { VirtualTerminal.columns(of: $0) <= columns - 1 },
+          "\(columns) columns")
+      }
+    }
+  }
+
+  // MARK: - Resizing
+
+  /// Three bars at `columns` × `rows`; with `resizedTo`, the terminal is resized and a frame
+  /// drawn after the first.
+  private func threeBars(columns: Int, rows: Int, resizedTo size: (Int, Int)? = nil) -> Scene {
+    let scene = Scene(columns: columns, rows: rows)
+    for (index, label) in ["alpha", "beta", "gamma"].enumerated() {
+      scene.join(
+        label, .running(RunProgress(completed: index + 1, of: 4, message: "step \(index)")))
+    }
+    scene.frame(summary(0.5, running: 3))
+    if let (newColumns, newRows) = size {
+      scene.terminal.resize(columns: newColumns, rows: newRows)
+      scene.frame(summary(0.5, running: 3), after: .milliseconds(1))
+    }
+    return scene
+  }
+
+  @Test(arguments: [(80, 10, 120, 10), (120, 10, 50, 10), (80, 10, 30, 10), (80, 10, 80, 3)])
+  func aResizedTerminalGetsTheAreaAFreshOneWouldDraw(
+    columns: Int, rows: Int, newColumns: Int, newRows: Int
+  ) {
+    let resized = threeBars(columns: columns, rows: rows, resizedTo: (newColumns, newRows))
+    let fresh = threeBars(columns: newColumns, rows: newRows)
+    #expect(resized.screen.trimmedScreen == fresh.screen.trimmedScreen)
+    #expect(resized.screen.wraps == 0)
+    #expect(resized.screen.screen.allSatisfy { VirtualTerminal.columns(of: $0) < newColumns })
+  }
+
+  @Test func aTallerTerminalShowsTheBarsThatWereHidden() {
+    let scene = Scene(columns: 60, rows: 3)
+    for index in 1...4 {
+      scene.join("f\(index)", .running(.zero))
+    }
+    scene.frame(summary(0, running: 4))
+    #expect(scene.screen.screen[1] == "… 3 more")
+    scene.terminal.resize(columns: 60, rows: 10)
+    scene.frame(summary(0, running: 4), after: .milliseconds(1))
+    #expect(barRows(scene.screen.trimmedScreen).count == 5)
+    #expect(scene.screen.scrolls == 0)
+  }
+
+  // MARK: - The cursor
+
+  @Test func restoreTerminalLeavesTheBarsAndShowsTheCursor() {
+    let scene = Scene(columns: 60, rows: 10)
+    scene.join("a", .running(RunProgress(completed: 1, of: 2)))
+    scene.frame(summary(0.5, running: 1))
+    let bars = scene.screen.trimmedScreen
+    scene.renderer.restoreTerminal()
+    #expect(scene.screen.isCursorVisible)
+    #expect(scene.screen.trimmedScreen == bars)
+    #expect(scene.screen.cursorRow == 2 && scene.screen.cursorColumn == 0)
+    let output = scene.terminal.output
+    scene.renderer.restoreTerminal()  // idempotent
+    #expect(scene.terminal.output == output)
+  }
+
+  @Test func aRealGroupDrawsItsRunnersAndShowsTheCursorAfterTheLastRunEnds() async {
+    let clock = ManualClock()
+    let group = TaskRunnerGroup(clock: clock)
+    let terminal = MemoryTerminal(columns: 80, rows: 10, emulatesScreen: true)
+    group.attach(TerminalGroupRenderer(output: terminal, restoresTerminalOnSignals: false))
+    let a = await HeldWork("a.bin", in: group, clock: clock, completed: 30, of: 100)
+    let b = await HeldWork("b.bin", in: group, clock: clock, completed: 1, of: 4, failing: true)
+    clock.advance(by: frame)
+    #expect(
+      terminal.screen?.trimmedScreen == [
+        "a.bin ▕███       ▏  30%  30/100",
+        "b.bin ▕██▌       ▏  25%  1/4",
+        "Total ▕██▉       ▏  29%  31/104  2 running",
+      ])
+    #expect(terminal.screen?.isCursorVisible == false)
+    await a.end()
+    clock.advance(by: frame)
+    await b.end()
+    clock.advance(by: frame)
+    let screen = terminal.screen?.trimmedScreen ?? []
+    #expect(screen.count == 3)
+    #expect(screen[0].hasSuffix("100%  100/100  done in 0.0s"))
+    #expect(screen[1].hasSuffix("25%  1/4  failed after 0.0s: disk full"))
+    #expect(screen[2] == "Total ▕█████████▌▏  96%  100/104  1 finished, 1 failed")
+    #expect(terminal.screen?.isCursorVisible == true)
+    #expect(terminal.screen?.wraps == 0)
+  }
+
+  @Test func detachingMidRunShowsTheCursorAndDrawsNothingMore() async {
+    let clock = ManualClock()
+    let group = TaskRunnerGroup(clock: clock)
+    let terminal = MemoryTerminal(columns: 60, rows: 10, emulatesScreen: true)
+    let token = group.attach(
+      TerminalGroupRenderer(output: terminal, restoresTerminalOnSignals: false))
+    let work = await HeldWork("a.bin", in: group, clock: clock, completed: 1, of: 2)
+    clock.advance(by: frame)
+    #expect(terminal.screen?.isCursorVisible == false)
+    token.cancel()
+    #expect(terminal.screen?.isCursorVisible == true)
+    #expect(terminal.output.hasSuffix("\u{1B}[K\n\u{1B}[?25h"))
+    let output = terminal.output
+    await work.end()
+    clock.advance(by: frame)
+    #expect(terminal.output == output)
+  }
+
+  @Test func aGroupReleasedMidRunLeavesTheCursorShown() async {
+    let clock = ManualClock()
+    var group: TaskRunnerGroup? = TaskRunnerGroup(clock: clock)
+    let terminal = MemoryTerminal(columns: 60, rows: 10, emulatesScreen: true)
+    group?.attach(TerminalGroupRenderer(output: terminal, restoresTerminalOnSignals: false))
+    let work = await HeldWork("a.bin", in: group!, clock: clock, completed: 1, of: 2)
+    clock.advance(by: frame)
+    #expect(terminal.screen?.isCursorVisible == false)
+    group = nil
+    #expect(terminal.screen?.isCursorVisible == true)
+    #expect(terminal.screen?.trimmedScreen.first?.hasPrefix("a.bin ▕") == true)
+    await work.end()
+  }
+
+  // MARK: - Plain lines
+
+  @Test(arguments: [TerminalCapabilities.plain, .dumb])
+  func withoutEscapesEachRunnerWritesThePlainLinesOfTheSingleRenderer(
+    capabilities: TerminalCapabilities
+  ) {
+    let scene = Scene(capabilities: capabilities)
+    scene.join("a.bin")
+    scene.join("b.bin")
+    scene.frame(summary(0, idle: 2))
+    scene.set(0, .running(RunProgress(completed: 0, of: 100)))
+    scene.set(1, .running(RunProgress(completed: 0, of: 50)))
+    scene.frame(summary(0, running: 2))
+    scene.set(0, .running(RunProgress(completed: 5, of: 100)))
+    scene.set(0, .running(RunProgress(completed: 25, of: 100, message: "chunk\n7")))
+    scene.set(0, .running(RunProgress(completed: 27, of: 100)), reason: .frame)
+    scene.set(0, .running(RunProgress(completed: 29, of: 100)))
+    scene.set(1, .paused(RunProgress(completed: 10, of: 50)))
+    scene.frame(summary(0.2, running: 1, paused: 1))
+    scene.set(1, .running(RunProgress(completed: 10, of: 50)))
+    scene.set(0, .running(RunProgress(completed: 100, of: 100)))
+    scene.set(0, .finished)
+    scene.set(1, .failed(TestError(message: "disk full")))
+    scene.frame(summary(0.5, finished: 1, failed: 1))
+    scene.frame(summary(0.5, finished: 1, failed: 1))
+    #expect(
+      scene.terminal.lines == [
+        "a.bin: started",
+        "b.bin: started",
+        "a.bin: 25%  25/100  chunk 7",
+        "b.bin: paused at 20%  10/50",
+        "b.bin: 20%  10/50  paused",
+        "b.bin: resumed at 20%  10/50",
+        "a.bin: 100%  100/100",
+        "a.bin: finished in 0.2s  100/100",
+        "b.bin: failed after 0.2s at 20% 10/50: disk full",
+        "Total: 50%  100/200  1 finished, 1 failed",
+        "",
+      ])
+    #expect(!scene.terminal.output.contains("\r") && !scene.terminal.output.contains("\u{1B}"))
+  }
+
+  @Test func piped_withoutASummaryLabelThereIsNoSummaryLine() {
+    let scene = Scene(capabilities: .plain, summaryLabel: nil)
+    scene.join("", .running(.zero))
+    scene.frame(summary(0, running: 1))
+    scene.set(0, .finished)
+    scene.frame(summary(1, finished: 1))
+    #expect(scene.terminal.lines == ["started", "finished in 0.1s", ""])
+  }
+
+  @Test func pipedAMillionReportsMakeAtMostOneLinePerTenPercentPerRunner() {
+    let scene = Scene(capabilities: .plain)
+    scene.join("a", .running(.zero))
+    scene.join("b", .running(.zero))
+    for completed in 1...500_000 {
+      scene.set(0, .running(RunProgress(completed: completed, of: 500_000)))
+      scene.set(1, .running(RunProgress(completed: completed / 2, of: 500_000)))
+      if completed.isMultiple(of: 10_000) {
+        scene.frame(summary(0.5, running: 2), after: .milliseconds(16))
+      }
+    }
+    scene.set(0, .finished)
+    scene.set(1, .cancelled)
+    scene.frame(summary(0.75, finished: 1, cancelled: 1))
+    let lines = scene.terminal.lines.dropLast()
+    #expect(lines.filter { $0.hasPrefix("a: ") }.count == 1 + 10 + 1)
+    #expect(lines.filter { $0.hasPrefix("b: ") }.count == 1 + 5 + 1)
+    #expect(lines.last == "Total: 75%  150/200  1 finished, 1 cancelled")
+  }
+
+  // MARK: - The terminal's height
+
+  @Test func aStreamThatIsNoTerminalTakesItsHeightFromLINES() {
+    #expect(TerminalStream(fileDescriptor: -1, environment: ["LINES": "33"]).rows == 33)
+    #expect(TerminalStream(fileDescriptor: -1, environment: ["LINES": "x"]).rows == nil)
+    #expect(TerminalStream(fileDescriptor: -1, environment: [:]).rows == nil)
+  }
+
+  @Test func onAPseudoTerminalTheStreamReadsItsSizeAndTheBytesDrawTheScreen() throws {
+    var primary: Int32 = -1
+    var secondary: Int32 = -1
+    var size = winsize(ws_row: 5, ws_col: 50, ws_xpixel: 0, ws_ypixel: 0)
+    try #require(openpty(&primary, &secondary, nil, nil, &size) == 0)
+    defer {
+      close(primary)
+      close(secondary)
+    }
+    let stream = TerminalStream(
+      fileDescriptor: secondary, environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8"])
+    #expect(stream.columns == 50 && stream.rows == 5)
+    let renderer = TerminalGroupRenderer(output: stream, restoresTerminalOnSignals: false)
+    let clock = ManualClock()
+    let runners = (1...6).map { _ in TaskRunner(clock: clock) }
+    let members = runners.enumerated().map { index, runner in
+      TaskRunnerGroup.Member(runner: runner, label: "part-\(index + 1)", weight: nil)
+    }
+    for (index, member) in members.enumerated() {
+      let state = RunState.running(RunProgress(completed: index + 1, of: 10))
+      renderer.render(
+        .joined(
+          member,
+          ProgressUpdate(
+            reason: .stateChanged, state: state, displayedProgress: Double(index + 1) / 10,
+            time: .zero)))
+    }
+    renderer.render(.frame(summary(0.35, running: 6), time: .milliseconds(100)))
+    renderer.render(
+      .updated(
+        members[0].id,
+        ProgressUpdate(
+          reason: .stateChanged, state: .finished, displayedProgress: 1, time: .seconds(2))))
+    renderer.render(.frame(summary(0.45, running: 5, finished: 1), time: .milliseconds(200)))
+    renderer.didDetach()
+
+    // What the terminal received, the tty's `\n` to `\r\n` included.
+    _ = fcntl(primary, F_SETFL, fcntl(primary, F_GETFL) | O_NONBLOCK)
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4_096)
+    while true {
+      let count = read(primary, &buffer, buffer.count)
+      guard count > 0 else { break }
+      bytes += buffer.prefix(count)
+    }
+    #expect(bytes.contains(13) && bytes.contains(10))
+    var screen = VirtualTerminal(columns: 50, rows: 5, lineFeedReturns: false)
+    screen.feed(bytes)
+    // The detach ended the area with a newline, which scrolled the screen by a row.
+    #expect(
+      screen.scrollback == [
+        "part-1 ▕█████████████▏ 100%  10/10  done in 2.0s",
+        "part-2 ▕██▌          ▏  20%  2/10",
+      ])
+    #expect(
+      screen.screen == [
+        "part-3 ▕███▉         ▏  30%  3/10",
+        "part-4 ▕█████▏       ▏  40%  4/10",
+        "… 2 more",
+        "Total  ▕█████▊       ▏  45%  270/600",
+        "",
+      ])
+    #expect(screen.isCursorVisible)
+    #expect(screen.wraps == 0 && screen.unknownSequences.isEmpty)
+  }
+
+  @Test func anOutputWithoutAHeightOfItsOwnHasNone() {
+    final class Columns: TerminalOutput {
+      let capabilities = TerminalCapabilities.plain
+      let columns = 80
+      func write(_ text: String) {}
+    }
+    #expect(Columns().rows == nil)
+  }
+}
