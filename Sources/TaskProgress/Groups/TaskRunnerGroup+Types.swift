@@ -175,7 +175,9 @@ extension TaskRunnerGroup {
   /// A renderer first gets a `.joined` for every member and a `.frame`; then, in order, every
   /// update each member's own renderers get, a `.joined` or `.left` as runners come and go, and
   /// a `.frame` at the end of each of the group's passes, at most once per frame, after the
-  /// updates that frame read.
+  /// updates that frame read. Passes come on every frame while a run is under way, and once more
+  /// on the frame after the last run ends: a renderer that sees two `.frame`s in a row with no
+  /// run under way knows that the group stopped, and not that a queue is starting its next run.
   public enum Event: Sendable {
     /// A runner joined the group, in the state of the update.
     case joined(Member, ProgressUpdate)

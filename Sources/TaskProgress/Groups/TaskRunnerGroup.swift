@@ -91,6 +91,8 @@ public final class TaskRunnerGroup {
   @ObservationIgnored private var timing = GroupTiming()
   /// The members whose run is running.
   @ObservationIgnored private var runningCount = 0
+  /// Whether the next frame makes one more pass, after the one in which the last run ended.
+  @ObservationIgnored private var isSettling = false
   /// Whether a member changed since the last pass.
   @ObservationIgnored private var isDirty = false
 
@@ -458,13 +460,20 @@ public final class TaskRunnerGroup {
 }
 
 extension TaskRunnerGroup: FrameClient {
-  /// One pass, if a member changed; another frame is needed while a run is active.
+  /// One pass, if a member changed or a run is under way, and one more after the last run
+  /// ends: a renderer that sees two passes in a row with no run under way knows that the group
+  /// stopped, not that a queue is between two runs.
   func frame(at tickerTime: Duration) -> Bool {
     let now = time(tickerTime)
-    if isDirty || summaryValue.isActive {
+    let wasActive = summaryValue.isActive
+    if isDirty || wasActive || isSettling {
+      isSettling = false
       pass(at: now)
     }
-    return isDirty
+    if wasActive && !summaryValue.isActive {
+      isSettling = true
+    }
+    return isDirty || isSettling
   }
 }
 

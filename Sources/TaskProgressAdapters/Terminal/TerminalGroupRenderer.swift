@@ -46,8 +46,9 @@ public import TaskProgress
 /// dropped with ``FinishedBars/clear``; either way the next runner's bar takes its place. Text
 /// given to ``print(_:)`` goes above the area too.
 ///
-/// When no run is under way any more, the summary line stays as the area's last line, the output
-/// goes on below it, and the cursor, hidden while the area is open, is shown again; a later run
+/// When no run is under way on two of the group's frames in a row (the group makes one more
+/// pass after its last run ends, so that a queue between two runs keeps its area), the summary
+/// line stays as the area's last line, the output goes on below it, and the cursor, hidden while the area is open, is shown again; a later run
 /// opens a new area. The cursor is also shown when the renderer is detached, when the group goes
 /// away, when ``restoreTerminal()`` is called, and, on a ``TerminalStream`` with
 /// `restoresTerminalOnSignals`, when the process exits or `SIGINT`, `SIGTERM` or `SIGHUP` ends
@@ -137,10 +138,21 @@ public final class TerminalGroupRenderer: GroupRenderer {
   private var labelColumns = 0
   private var reserved = ProgressLine.Reservation()
 
+  /// The group's frames in a row with no run under way.
+  ///
+  /// The area closes at the second, as the group makes one more pass after its last run ends;
+  /// one alone may be a queue between two runs.
+  private var quietFrames = 0
+
+  /// Whether the area closes now: no run under way on two frames in a row.
+  private var isQuiet: Bool {
+    quietFrames >= 2
+  }
+
   // Plain lines.
 
-  /// Whether the group was active at its last frame.
-  private var wasActive = false
+  /// Whether a run was under way since the last summary line.
+  private var hadActivity = false
 
   /// Creates a renderer.
   ///
@@ -197,6 +209,11 @@ public final class TerminalGroupRenderer: GroupRenderer {
       needsRedraw = true
     case .frame(let summary, let time):
       self.summary = summary
+      let isActive = summary.isActive || entries.contains { $0.run != nil }
+      quietFrames = isActive ? 0 : quietFrames + 1
+      if quietFrames == 2 {
+        needsRedraw = true  // the area closes now
+      }
       if drawsInPlace {
         drawFrame(at: time)
       } else {
@@ -323,7 +340,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
     let size = terminalSize
     let active = entries.indices.filter { entries[$0].run != nil }
     let wasOpen = openRows > 0
-    let closes = ending || active.isEmpty
+    let closes = ending || (active.isEmpty && isQuiet)
     // Nothing to draw and nothing on the screen: printed text goes out on its own.
     if !wasOpen && active.isEmpty && endedLines.isEmpty {
       if !printed.isEmpty {
@@ -516,9 +533,11 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   /// `Total: 54%  2.2 GB / 4.1 GB  1 finished, 1 failed`, when the group stops being active.
   private func writePlainSummary() {
-    let isActive = summary.isActive
-    defer { wasActive = isActive }
-    guard wasActive, !isActive, let summaryLabel, !entries.isEmpty else { return }
+    if quietFrames == 0 {
+      hadActivity = true
+    }
+    guard hadActivity, isQuiet, let summaryLabel, !entries.isEmpty else { return }
+    hadActivity = false
     let parts = [
       TerminalFormat.percent(summary.fractionCompleted) + "%",
       summaryCounts(unit: unit ?? summary.unit).text,

@@ -385,6 +385,9 @@ struct TerminalGroupRendererTests {
     scene.set(0, .finished)
     scene.set(1, .finished)
     scene.frame(summary(1, finished: 2))
+    // One frame with no run under way may be a queue between two runs: the area stays open.
+    #expect(!scene.screen.isCursorVisible)
+    scene.frame(summary(1, finished: 2), after: .milliseconds(17))
     #expect(
       scene.screen.trimmedScreen == [
         "a     ▕████████████▏ 100%  2/2  done in 0.1s",
@@ -407,6 +410,41 @@ struct TerminalGroupRendererTests {
     #expect(rows[3].hasPrefix("a     ▕"))
     #expect(rows[4].hasSuffix("1 running, 1 finished"))
     #expect(!scene.screen.isCursorVisible)
+  }
+
+  @Test func aQueueBetweenTwoRunsKeepsItsAreaOpen() {
+    // One frame with no run under way, then the queue's next run: one area, one summary.
+    let scene = Scene(columns: 60, rows: 10)
+    scene.join("a", .running(RunProgress(completed: 1, of: 2)))
+    scene.join("b")
+    scene.frame(summary(0.25, running: 1, idle: 1))
+    scene.set(0, .finished)
+    scene.frame(summary(0.5, finished: 1, idle: 1), after: .milliseconds(17))
+    scene.set(1, .running(.zero))
+    scene.frame(summary(0.5, running: 1, finished: 1), after: .milliseconds(17))
+    #expect(!scene.screen.isCursorVisible)
+    let rows = scene.screen.trimmedScreen
+    #expect(rows.count == 3)
+    #expect(rows[0].hasSuffix("done in 0.1s"))
+    #expect(rows[1].hasPrefix("b     ▕"))
+    #expect(rows[2].hasSuffix("1 running, 1 finished"))
+    #expect(rows.filter { $0.hasPrefix("Total") }.count == 1)
+  }
+
+  @Test func piped_aQueueBetweenTwoRunsWritesOneSummaryAtTheEnd() {
+    let scene = Scene(capabilities: .plain)
+    scene.join("a", .running(.zero))
+    scene.join("b")
+    scene.frame(summary(0, running: 1, idle: 1))
+    scene.set(0, .finished)
+    scene.frame(summary(0.5, finished: 1, idle: 1))
+    scene.set(1, .running(.zero))
+    scene.frame(summary(0.5, running: 1, finished: 1))
+    scene.set(1, .finished)
+    scene.frame(summary(1, finished: 2))
+    scene.frame(summary(1, finished: 2))
+    #expect(
+      scene.terminal.lines.filter { $0.hasPrefix("Total") } == ["Total: 100%  200/200  2 finished"])
   }
 
   // MARK: - Redrawing
@@ -439,6 +477,10 @@ struct TerminalGroupRendererTests {
     scene.set(1, .finished)
     scene.frame(summary(0.5, finished: 1, cancelled: 1), after: .milliseconds(1))
     #expect(scene.terminal.writeCount == 5)
+    // The area closes on the group's next pass, which comes after its last run ends.
+    #expect(!scene.screen.isCursorVisible)
+    scene.frame(summary(0.5, finished: 1, cancelled: 1), after: .milliseconds(17))
+    #expect(scene.terminal.writeCount == 6)
     #expect(scene.screen.isCursorVisible)
   }
 
@@ -526,7 +568,8 @@ struct TerminalGroupRendererTests {
         let screen = scene.screen
         #expect(screen.wraps == 0, "\(columns) columns")
         #expect(screen.unknownSequences.isEmpty)
-        #expect(screen.scrolls - scrolls <= 2 * ended, "\(columns) columns")
+        // The area closes, its summary kept, on the second frame without a run.
+        #expect(screen.scrolls - scrolls <= 2 * ended + 1, "\(columns) columns")
         #expect(
           screen.screen.allSatisfy { VirtualTerminal.columns(of: $0) <= columns - 1 },
           "\(columns) columns")
@@ -610,7 +653,7 @@ struct TerminalGroupRendererTests {
     await a.end()
     clock.advance(by: frame)
     await b.end()
-    clock.advance(by: frame)
+    clock.advance(by: frame * 2)
     let screen = terminal.screen?.trimmedScreen ?? []
     #expect(screen.count == 3)
     #expect(screen[0].hasSuffix("100%  100/100  done in 0.0s"))
@@ -700,6 +743,7 @@ struct TerminalGroupRendererTests {
     scene.frame(summary(0, running: 1))
     scene.set(0, .finished)
     scene.frame(summary(1, finished: 1))
+    scene.frame(summary(1, finished: 1))
     #expect(scene.terminal.lines == ["started", "finished in 0.1s", ""])
   }
 
@@ -716,6 +760,7 @@ struct TerminalGroupRendererTests {
     }
     scene.set(0, .finished)
     scene.set(1, .cancelled)
+    scene.frame(summary(0.75, finished: 1, cancelled: 1))
     scene.frame(summary(0.75, finished: 1, cancelled: 1))
     let lines = scene.terminal.lines.dropLast()
     #expect(lines.filter { $0.hasPrefix("a: ") }.count == 1 + 10 + 1)

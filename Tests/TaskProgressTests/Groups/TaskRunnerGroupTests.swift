@@ -281,6 +281,27 @@ struct TaskRunnerGroupTests {
     #expect(log.events.isEmpty)
   }
 
+  @Test("One more pass after the last run ends, then none")
+  func settlingPass() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let runner = makeRunner()
+    group.add(runner)
+    let log = EventLog()
+    group.attach(log)
+    let run = await HeldRun.start(on: runner)
+    clock.advance(by: frame * 3)
+    log.clear()
+    run.proceed.open()
+    _ = await runner.lastRunTask?.value
+    for _ in 0..<5 {
+      clock.advance(by: frame)
+    }
+    let passes = log.events.compactMap { event in
+      if case .frame(let summary, _) = event { summary.counts.description } else { nil }
+    }
+    #expect(passes == ["1 finished", "1 finished"])
+  }
+
   @Test("The last report before the end reaches the group before the end")
   func lastReportFirst() async {
     let group = TaskRunnerGroup(clock: clock)
