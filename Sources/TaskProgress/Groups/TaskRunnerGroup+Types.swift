@@ -140,18 +140,25 @@ extension TaskRunnerGroup {
     public var estimatedTimeRemaining: Duration?
     /// What the units measure, as ``TaskRunnerGroup/unit`` has it.
     public var unit: ProgressUnit
+    /// Whether the group has stopped.
+    ///
+    /// It has when no run is under way, and none has started for
+    /// ``TaskRunnerGroup/settlingInterval`` or no runner waits to start. A renderer closes its
+    /// drawing then; a queue between two runs is not settled.
+    public var isSettled: Bool
 
     /// A summary of nothing: no runners.
     public static let empty = Summary(
       fractionCompleted: 0, displayedProgress: 0, completedUnits: 0, totalUnits: 0,
       isTotalKnown: true, counts: PhaseCounts(), throughput: nil, estimatedTimeRemaining: nil,
-      unit: .items)
+      unit: .items, isSettled: true)
 
     /// Creates a summary; groups make them, tests and previews may make their own.
     public init(
       fractionCompleted: Double, displayedProgress: Double, completedUnits: Double,
       totalUnits: Double, isTotalKnown: Bool, counts: PhaseCounts, throughput: Double? = nil,
-      estimatedTimeRemaining: Duration? = nil, unit: ProgressUnit = .items
+      estimatedTimeRemaining: Duration? = nil, unit: ProgressUnit = .items,
+      isSettled: Bool = false
     ) {
       self.fractionCompleted = fractionCompleted
       self.displayedProgress = displayedProgress
@@ -162,6 +169,7 @@ extension TaskRunnerGroup {
       self.throughput = throughput
       self.estimatedTimeRemaining = estimatedTimeRemaining
       self.unit = unit
+      self.isSettled = isSettled
     }
 
     /// Whether some runner has a run under way, running or paused.
@@ -175,9 +183,9 @@ extension TaskRunnerGroup {
   /// A renderer first gets a `.joined` for every member and a `.frame`; then, in order, every
   /// update each member's own renderers get, a `.joined` or `.left` as runners come and go, and
   /// a `.frame` at the end of each of the group's passes, at most once per frame, after the
-  /// updates that frame read. Passes come on every frame while a run is under way, and once more
-  /// on the frame after the last run ends: a renderer that sees two `.frame`s in a row with no
-  /// run under way knows that the group stopped, and not that a queue is starting its next run.
+  /// updates that frame read. Passes come on every frame while a run is under way, and until the
+  /// group settles (``Summary/isSettled``) after its last run ends: a renderer closes its drawing
+  /// then, not when a queue is between two runs.
   public enum Event: Sendable {
     /// A runner joined the group, in the state of the update.
     case joined(Member, ProgressUpdate)

@@ -42,6 +42,9 @@ public final class TaskRunnerGroup {
     /// The fraction the runner's run had when it last was active, kept after a failure or a
     /// cancellation: work done, for the group's speed, though the run shows 0.
     var lastActiveFraction: Double = 0
+    /// The share of the runner's work the group's speed has counted, or `nil` before the
+    /// runner's first pass: what it had done when it joined is no speed of the group's.
+    var countedFraction: Double?
 
     init(member: Member, latest: ProgressUpdate) {
       self.member = member
@@ -74,6 +77,10 @@ public final class TaskRunnerGroup {
     didSet { setNeedsPass() }
   }
 
+  /// How long the group waits, once no run is under way, before it is settled
+  /// (``Summary/isSettled``): a queue that starts its next run within this time stays unsettled.
+  public static let settlingInterval: Duration = .milliseconds(250)
+
   /// The longest a change waits before the group's sums follow it; its frame interval.
   public let updateInterval: Duration
 
@@ -89,10 +96,12 @@ public final class TaskRunnerGroup {
   @ObservationIgnored private let origin: Duration
   @ObservationIgnored private var latestTime: Duration = .zero
   @ObservationIgnored private var timing = GroupTiming()
-  /// The members whose run is running.
-  @ObservationIgnored private var runningCount = 0
-  /// Whether the next frame makes one more pass, after the one in which the last run ended.
-  @ObservationIgnored private var isSettling = false
+  /// The members in each phase, as their updates arrive.
+  @ObservationIgnored private var liveCounts = PhaseCounts()
+  /// Whether a run started since the last pass, though it may have ended since.
+  @ObservationIgnored private var startedSincePass = false
+  /// When the group settles, while no run is under way and it has not settled yet.
+  @ObservationIgnored private var settlesAt: Duration?
   /// Whether a member changed since the last pass.
   @ObservationIgnored private var isDirty = false
 
@@ -122,6 +131,10 @@ public final class TaskRunnerGroup {
   /// Stops following the runners and detaches every renderer; the runners go on.
   isolated deinit {
     frames.map(ticker.remove)
+    // Renderers draw the group as it is, not as it was at the last frame, before they detach.
+    if isDirty && !renderers.isEmpty {
+      pass(at: time())
+    }
     for record in records.values {
       record.token?.cancel()
     }
@@ -181,7 +194,7 @@ public final class TaskRunnerGroup {
     let id = ObjectIdentifier(runner)
     guard let record = records.removeValue(forKey: id) else { return false }
     record.token?.cancel()
-    noteRunning(from: record.latest.state.phase == .running, to: false)
+    note(from: record.latest.state.phase, to: nil)
     members.removeAll { $0.id == id }
     renderers.publish(.left(id))
     setNeedsPass()
@@ -210,29 +223,49 @@ public final class TaskRunnerGroup {
     let id = member.id
     record.token = member.runner.follow { [weak self, weak record] update in
       guard let self, let record else { return }
-      let wasRunning = record.latest.state.phase == .running
+      let old = record.latest.state.phase
       record.take(update)
-      noteRunning(from: wasRunning, to: update.state.phase == .running)
       if isFirst {
-        isFirst = false
+        isFirst = false  // counted by `insert`
       } else {
+        note(from: old, to: update.state.phase)
         if !renderers.isEmpty {
           renderers.publish(.updated(id, update))
         }
       }
       setNeedsPass()
+      // The end of the last run is summed up at once, not on the next frame: a program that
+      // exits when its last run ends shows the group's true end.
+      if update.reason == .stateChanged, isOver, summaryValue.counts != liveCounts {
+        pass(at: time())
+      }
     }
-    noteRunning(from: false, to: record.latest.state.phase == .running)
+    note(from: nil, to: record.latest.state.phase)
     renderers.publish(.joined(member, record.latest))
     return true
   }
 
-  /// Keeps count of the running members, so that the group's running time starts and stops at
-  /// the moment of the transition, not at the next pass.
-  private func noteRunning(from wasRunning: Bool, to isRunning: Bool) {
-    guard wasRunning != isRunning else { return }
-    runningCount += isRunning ? 1 : -1
-    timing.setRunning(runningCount > 0, at: time())
+  /// Keeps count of the members in each phase as their updates arrive, so that the group's
+  /// running time starts and stops at the moment of the transition, not at the next pass.
+  private func note(from old: RunPhase?, to new: RunPhase?) {
+    guard old != new else { return }
+    if let old {
+      liveCounts[old] -= 1
+    }
+    if let new {
+      liveCounts[new] += 1
+    }
+    if new?.isActive == true {
+      startedSincePass = true
+    }
+    if old == .running || new == .running {
+      timing.setRunning(liveCounts.running > 0, at: time())
+    }
+  }
+
+  /// Whether the group's work is over: every member's run ended and none waits to start.
+  private var isOver: Bool {
+    liveCounts.total > 0 && liveCounts.active == 0 && liveCounts.idle == 0
   }
 
   /// An update that stands for a runner's state until its first call comes (at once).
@@ -364,15 +397,25 @@ public final class TaskRunnerGroup {
   /// One pass over every member: the sums, Observation, the observers and the renderers.
   private func pass(at now: Duration) {
     isDirty = false
+    defer { startedSincePass = false }
     let sums = GroupSums(records: members.compactMap { records[$0.id] }, weighting: weighting)
     timing.record(sums, at: now)
     let estimate = timing.estimate(for: sums, at: now)
-    let new = Summary(
+    var new = Summary(
       fractionCompleted: sums.fraction, displayedProgress: sums.displayed,
       completedUnits: sums.completed, totalUnits: sums.total, isTotalKnown: sums.isTotalKnown,
       counts: sums.counts, throughput: estimate.throughput,
       estimatedTimeRemaining: estimate.timeRemaining, unit: unit)
     let old = summaryValue
+    if (old.isActive || startedSincePass) && !new.isActive {
+      settlesAt = now + TaskRunnerGroup.settlingInterval
+    } else if new.isActive {
+      settlesAt = nil
+    }
+    new.isSettled = !new.isActive && (settlesAt.map { now >= $0 } ?? true || isOver)
+    if new.isSettled {
+      settlesAt = nil
+    }
     summaryValue = new
     if new != old {
       withMutation(keyPath: \.summary) {}
@@ -403,12 +446,15 @@ public final class TaskRunnerGroup {
     var displayed = 0.0
     var completed = 0.0
     var total = 0.0
-    /// The work done, failed and cancelled runs' included: the position the speed measures.
-    var position = 0.0
     /// The work the idle and active runners have left.
     var remaining = 0.0
     var isTotalKnown = true
     var counts = PhaseCounts()
+
+    /// The work done since the last pass, counted per runner: what the speed measures.
+    ///
+    /// A runner that joins, goes back (a reset, a new run) or leaves adds nothing.
+    var advance = 0.0
 
     init(records: [Record], weighting: Weighting) {
       // The weights known: given, or totals reported; the others count as their mean.
@@ -428,8 +474,10 @@ public final class TaskRunnerGroup {
       let guess = knownCount > 0 ? knownSum / Double(knownCount) : 1
       isTotalKnown = knownCount == records.count
       var weights = known.map { $0 ?? guess }
-      if weights.reduce(0, +) <= 0 {
-        // Every weight is 0 (empty runs): count the runners equally rather than divide by 0.
+      let sum = weights.reduce(0, +)
+      if !(sum > 0) || !sum.isFinite {
+        // Every weight is 0 (empty runs), or they add up past what a `Double` holds: count the
+        // runners equally rather than divide by 0 or by infinity.
         weights = Array(repeating: 1, count: records.count)
       }
       for (record, weight) in zip(records, weights) {
@@ -439,15 +487,20 @@ public final class TaskRunnerGroup {
         total += weight
         completed += weight * fraction
         displayed += weight * record.latest.displayedProgress
+        let done: Double
         switch state.phase {
         case .idle, .running, .paused:
           remaining += weight * (1 - fraction)
-          position += weight * fraction
+          done = fraction
         case .finished:
-          position += weight
+          done = 1
         case .failed, .cancelled:
-          position += weight * record.lastActiveFraction
+          done = record.lastActiveFraction
         }
+        if let counted = record.countedFraction, done > counted {
+          advance += (done - counted) * weight
+        }
+        record.countedFraction = done
       }
       if total > 0 {
         self.fraction = min(max(completed / total, 0), 1)
@@ -460,20 +513,13 @@ public final class TaskRunnerGroup {
 }
 
 extension TaskRunnerGroup: FrameClient {
-  /// One pass, if a member changed or a run is under way, and one more after the last run
-  /// ends: a renderer that sees two passes in a row with no run under way knows that the group
-  /// stopped, not that a queue is between two runs.
+  /// One pass, if a member changed or a run is under way or the group is settling.
   func frame(at tickerTime: Duration) -> Bool {
     let now = time(tickerTime)
-    let wasActive = summaryValue.isActive
-    if isDirty || wasActive || isSettling {
-      isSettling = false
+    if isDirty || summaryValue.isActive || settlesAt != nil {
       pass(at: now)
     }
-    if wasActive && !summaryValue.isActive {
-      isSettling = true
-    }
-    return isDirty || isSettling
+    return isDirty || summaryValue.isActive || settlesAt != nil
   }
 }
 
@@ -484,6 +530,8 @@ private struct GroupTiming {
   /// When the current stretch of running began, while some run is running.
   private var since: Duration?
   private var estimator: ThroughputEstimator?
+  /// The work done while the group was followed: every runner's advances, added up.
+  private var work = 0.0
 
   /// The time during which some run was running, up to `now`.
   func runningTime(at now: Duration) -> Duration {
@@ -504,16 +552,19 @@ private struct GroupTiming {
   /// the speed leaves out.
   mutating func record(_ sums: TaskRunnerGroup.GroupSums, at now: Duration) {
     let time = runningTime(at: now)
+    if sums.advance.isFinite {
+      work += sums.advance
+    }
     guard sums.counts.active > 0 else {
-      estimator?.skip(to: sums.position, at: time)
+      estimator?.skip(to: work, at: time)
       return
     }
     if estimator == nil {
-      estimator = ThroughputEstimator(start: time, position: sums.position)
+      estimator = ThroughputEstimator(start: time, position: work)
     } else if since != nil {
-      estimator?.record(sums.position, at: time)
+      estimator?.record(work, at: time)
     } else {
-      estimator?.skip(to: sums.position, at: time)
+      estimator?.skip(to: work, at: time)
     }
   }
 

@@ -55,6 +55,9 @@ struct ProgressLine: Equatable {
   var isPaused = false
   /// The status text of the work, shown last; control characters in it are shown as spaces.
   var message: String?
+  /// Whether the message takes all the room it needs while the bar keeps its minimum, rather
+  /// than half of the room the bar could take: a summary's counts per phase.
+  var prefersWholeMessage = false
   var status: Status?
   /// Room kept for the parts after the bar even while they are not shown, so that the bar keeps
   /// its width for the whole run.
@@ -180,8 +183,11 @@ struct ProgressLine: Equatable {
     // columns, as long as the bar keeps its minimum.
     var messageRoom = 0
     if keepsMessage && (reserved.message || message != nil) {
-      messageRoom = min(
-        max(spare / 2, ProgressLine.minimumMessageRoom), spare - 2 - ProgressLine.minimumBarCells)
+      var wanted = max(spare / 2, ProgressLine.minimumMessageRoom)
+      if prefersWholeMessage, let message {
+        wanted = max(wanted, columns(message))
+      }
+      messageRoom = min(wanted, spare - 2 - ProgressLine.minimumBarCells)
       if messageRoom < ProgressLine.shortestMessage {
         messageRoom = 0
       }

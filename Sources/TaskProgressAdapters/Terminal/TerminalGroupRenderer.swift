@@ -136,18 +136,15 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// The label width and the room after the bars, kept while the area is open, so that the
   /// bars keep their width as runners come and go.
   private var labelColumns = 0
+  /// The widest label of any member, running or not: the bars keep their place as runners
+  /// start one after another.
+  private var memberLabelColumns = 0
   private var reserved = ProgressLine.Reservation()
 
-  /// The group's frames in a row with no run under way.
+  /// Whether the group has settled, with no run under way and none about to start.
   ///
-  /// The area closes at the second, as the group makes one more pass after its last run ends;
-  /// one alone may be a queue between two runs.
-  private var quietFrames = 0
-
-  /// Whether the area closes now: no run under way on two frames in a row.
-  private var isQuiet: Bool {
-    quietFrames >= 2
-  }
+  /// The area closes then, and not while a queue is between two runs.
+  private var isQuiet = true
 
   // Plain lines.
 
@@ -192,8 +189,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
     case .joined(let member, let update):
       guard positions[member.id] == nil else { return }
       positions[member.id] = entries.count
-      entries.append(
-        Entry(id: member.id, label: TerminalFormat.singleLine(member.label), latest: update))
+      let label = TerminalFormat.singleLine(member.label)
+      memberLabelColumns = max(memberLabelColumns, TerminalFormat.columns(label))
+      entries.append(Entry(id: member.id, label: label, latest: update))
       needsRedraw = true
       take(update, at: entries.count - 1)
     case .updated(let id, let update):
@@ -209,9 +207,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
       needsRedraw = true
     case .frame(let summary, let time):
       self.summary = summary
-      let isActive = summary.isActive || entries.contains { $0.run != nil }
-      quietFrames = isActive ? 0 : quietFrames + 1
-      if quietFrames == 2 {
+      let wasQuiet = isQuiet
+      isQuiet = summary.isSettled && !entries.contains { $0.run != nil }
+      if isQuiet && !wasQuiet {
         needsRedraw = true  // the area closes now
       }
       if drawsInPlace {
@@ -263,6 +261,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// Takes in a member's update: its run begins, moves, pauses or ends.
   private func take(_ update: ProgressUpdate, at position: Int) {
     entries[position].latest = update
+    if update.state.phase != .idle {
+      hadActivity = true
+    }
     let unit = self.unit ?? update.unit
     switch update.state {
     case .running(let progress), .paused(let progress):
@@ -385,7 +386,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
       rows += 1
     }
     if closes {
-      for line in wasOpen ? area : [] {
+      for line in wasOpen || !ended.isEmpty ? area : [] {
         buffer += line + "\u{1B}[K\n"
         rows += 1
       }
@@ -431,7 +432,8 @@ public final class TerminalGroupRenderer: GroupRenderer {
     // The label width and the room after the bars, shared by every line and kept while the
     // area is open.
     let live = barLines + [summaryLine].compactMap { $0 }
-    labelColumns = max(labelColumns, live.map { TerminalFormat.columns($0.label) }.max() ?? 0)
+    labelColumns = max(
+      labelColumns, memberLabelColumns, live.map { TerminalFormat.columns($0.label) }.max() ?? 0)
     for line in live {
       reserved = reserved.merged(with: line)
     }
@@ -444,7 +446,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
       area.append(clipped("\(ellipsis) \(hidden) more", columns: columns))
     }
     if let summaryLine {
-      area.append(fitted(aligned(summaryLine, labelWidth: width), columns: columns)[0])
+      area.append(fittedSummary(aligned(summaryLine, labelWidth: width), columns: columns))
     }
     let ended = endedLines.flatMap { line in
       let labelWidth = min(max(width, TerminalFormat.columns(line.label)), labelCap)
@@ -464,6 +466,21 @@ public final class TerminalGroupRenderer: GroupRenderer {
     }
     line.reserved = reserved.merged(with: line)
     return line
+  }
+
+  /// The summary line fitted to `columns`: when its counts per phase do not fit whole, the rate
+  /// and the time left give way to them.
+  private func fittedSummary(_ line: ProgressLine, columns: Int) -> String {
+    let text = fitted(line, columns: columns)[0]
+    guard let counts = line.message, line.rate != nil || line.eta != nil,
+      !text.contains(counts)
+    else { return text }
+    var shorter = line
+    shorter.rate = nil
+    shorter.eta = nil
+    shorter.reserved.rate = 0
+    shorter.reserved.eta = 0
+    return fitted(shorter, columns: columns)[0]
   }
 
   /// The rows a line takes at `columns`, each at most `columns - 1` wide.
@@ -513,6 +530,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
     line.eta = summary.estimatedTimeRemaining.map { "ETA " + TerminalFormat.remaining($0) }
     line.isPaused = summary.counts.paused > 0 && summary.counts.running == 0
     line.message = summary.counts.description
+    line.prefersWholeMessage = true
     line.reserved = ProgressLine.Reservation.forRun(
       counts.progress ?? RunProgress(fractionCompleted: summary.fractionCompleted), unit: unit)
     return line
@@ -522,7 +540,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// (`1.2 GB / 3.4 GB`) and as a progress, for the room the line keeps.
   private func summaryCounts(unit: ProgressUnit) -> (text: String?, progress: RunProgress?) {
     let total = summary.totalUnits
-    guard summary.isTotalKnown, total.isFinite, total >= 0, total < 1e18 else { return (nil, nil) }
+    guard summary.isTotalKnown, total.isFinite, total >= 0, total < 1e18,
+      summary.completedUnits.isFinite
+    else { return (nil, nil) }
     let completed = min(max(summary.completedUnits, 0), total)
     let progress = RunProgress(
       completed: Int(completed.rounded(.down)), of: Int(total.rounded()))
@@ -533,9 +553,6 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   /// `Total: 54%  2.2 GB / 4.1 GB  1 finished, 1 failed`, when the group stops being active.
   private func writePlainSummary() {
-    if quietFrames == 0 {
-      hadActivity = true
-    }
     guard hadActivity, isQuiet, let summaryLabel, !entries.isEmpty else { return }
     hadActivity = false
     let parts = [

@@ -86,7 +86,7 @@ public final class TerminalRenderer: ProgressRenderer {
     output: any TerminalOutput = TerminalStream.standardOutput,
     restoresTerminalOnSignals: Bool = true
   ) {
-    self.label = label.filter { !$0.isNewline }
+    self.label = TerminalFormat.singleLine(label)
     self.unit = unit
     self.output = output
     self.cursor = CursorVisibility(restoresOnSignals: restoresTerminalOnSignals)

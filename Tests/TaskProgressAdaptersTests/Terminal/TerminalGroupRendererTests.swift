@@ -81,7 +81,7 @@ private final class Scene {
 private func summary(
   _ fraction: Double, running: Int = 0, paused: Int = 0, finished: Int = 0, failed: Int = 0,
   cancelled: Int = 0, idle: Int = 0, weight: Double = 100, throughput: Double? = nil,
-  eta: Duration? = nil, unit: ProgressUnit = .items
+  eta: Duration? = nil, unit: ProgressUnit = .items, settled: Bool? = nil
 ) -> TaskRunnerGroup.Summary {
   var counts = TaskRunnerGroup.PhaseCounts()
   counts.running = running
@@ -94,7 +94,9 @@ private func summary(
   return TaskRunnerGroup.Summary(
     fractionCompleted: fraction, displayedProgress: fraction, completedUnits: total * fraction,
     totalUnits: total, isTotalKnown: true, counts: counts, throughput: throughput,
-    estimatedTimeRemaining: eta, unit: unit)
+    estimatedTimeRemaining: eta, unit: unit,
+    // As a group has it: no run under way, none waiting, unless the test says otherwise.
+    isSettled: settled ?? (counts.active == 0 && counts.idle == 0))
 }
 
 /// A runner of a real group whose operation reports once and then holds until the test ends it.
@@ -384,10 +386,8 @@ struct TerminalGroupRendererTests {
     scene.frame(summary(0.5, running: 2))
     scene.set(0, .finished)
     scene.set(1, .finished)
+    // Every run ended and none waits to start: the area closes on this frame.
     scene.frame(summary(1, finished: 2))
-    // One frame with no run under way may be a queue between two runs: the area stays open.
-    #expect(!scene.screen.isCursorVisible)
-    scene.frame(summary(1, finished: 2), after: .milliseconds(17))
     #expect(
       scene.screen.trimmedScreen == [
         "a     ▕████████████▏ 100%  2/2  done in 0.1s",
@@ -447,6 +447,48 @@ struct TerminalGroupRendererTests {
       scene.terminal.lines.filter { $0.hasPrefix("Total") } == ["Total: 100%  200/200  2 finished"])
   }
 
+  @Test func aGroupWithRunnersWaitingClosesWhenTheGroupSettles() {
+    let scene = Scene(columns: 60, rows: 10)
+    scene.join("a", .running(RunProgress(completed: 1, of: 2)))
+    scene.join("b")
+    scene.frame(summary(0.25, running: 1, idle: 1))
+    scene.set(0, .cancelled)
+    scene.frame(summary(0, cancelled: 1, idle: 1), after: .milliseconds(17))
+    #expect(!scene.screen.isCursorVisible)
+    scene.frame(summary(0, cancelled: 1, idle: 1, settled: true), after: .milliseconds(250))
+    #expect(scene.screen.isCursorVisible)
+    #expect(scene.screen.trimmedScreen.last?.hasSuffix("1 idle, 1 cancelled") == true)
+  }
+
+  @Test func barsKeepTheirPlaceAsWaitingRunnersWithLongerLabelsStart() {
+    let scene = Scene(columns: 80, rows: 10)
+    scene.join("a", .running(RunProgress(completed: 1, of: 2)))
+    scene.join("a-much-longer-name")
+    scene.frame(summary(0.25, running: 1, idle: 1))
+    let before = scene.screen.trimmedScreen[0].firstIndex(of: "▕")
+    scene.set(1, .running(.zero))
+    scene.frame(summary(0.25, running: 2), after: .milliseconds(17))
+    let rows = scene.screen.trimmedScreen
+    #expect(
+      rows[0].firstIndex(of: "▕").map { rows[0].distance(from: rows[0].startIndex, to: $0) }
+        == before.map { scene.screen.trimmedScreen[0].distance(from: rows[0].startIndex, to: $0) })
+    #expect(rows[0].hasPrefix("a                  ▕"))
+    #expect(rows[1].hasPrefix("a-much-longer-name ▕"))
+  }
+
+  @Test func theSummaryKeepsItsCountsPerPhaseBeforeItsRateAndTimeLeft() {
+    let scene = Scene(columns: 78, rows: 10)
+    scene.join("a", .running(RunProgress(completed: 1, of: 2)))
+    scene.frame(
+      summary(
+        0.4, running: 3, finished: 5, failed: 1, idle: 2, throughput: 12_300_000, eta: .seconds(42))
+    )
+    let total = scene.screen.trimmedScreen.last ?? ""
+    #expect(total.hasSuffix("3 running, 2 idle, 5 finished, 1 failed"))
+    #expect(VirtualTerminal.columns(of: total) <= 77)
+    #expect(!total.contains("ETA"))
+  }
+
   // MARK: - Redrawing
 
   @Test func oneWritePerFrameNoneForAnIdenticalOneAndAtMost20ASecond() {
@@ -477,10 +519,6 @@ struct TerminalGroupRendererTests {
     scene.set(1, .finished)
     scene.frame(summary(0.5, finished: 1, cancelled: 1), after: .milliseconds(1))
     #expect(scene.terminal.writeCount == 5)
-    // The area closes on the group's next pass, which comes after its last run ends.
-    #expect(!scene.screen.isCursorVisible)
-    scene.frame(summary(0.5, finished: 1, cancelled: 1), after: .milliseconds(17))
-    #expect(scene.terminal.writeCount == 6)
     #expect(scene.screen.isCursorVisible)
   }
 

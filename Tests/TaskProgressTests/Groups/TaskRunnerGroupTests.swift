@@ -281,25 +281,71 @@ struct TaskRunnerGroupTests {
     #expect(log.events.isEmpty)
   }
 
-  @Test("One more pass after the last run ends, then none")
-  func settlingPass() async {
+  @Test("Passes go on until the group settles, while runners wait to start, then stop")
+  func settling() async {
     let group = TaskRunnerGroup(clock: clock)
     let runner = makeRunner()
     group.add(runner)
+    group.add(makeRunner())  // waiting to start, as in a queue
     let log = EventLog()
     group.attach(log)
     let run = await HeldRun.start(on: runner)
     clock.advance(by: frame * 3)
+    #expect(!group.summary.isSettled)
     log.clear()
     run.proceed.open()
     _ = await runner.lastRunTask?.value
-    for _ in 0..<5 {
+    let ended = clock.now
+    for _ in 0..<30 {
       clock.advance(by: frame)
     }
     let passes = log.events.compactMap { event in
-      if case .frame(let summary, _) = event { summary.counts.description } else { nil }
+      if case .frame(let summary, let time) = event { (summary, time) } else { nil }
     }
-    #expect(passes == ["1 finished", "1 finished"])
+    // Unsettled for the settling interval after the end, then settled once, then nothing.
+    #expect(passes.dropLast().allSatisfy { !$0.0.isSettled })
+    #expect(passes.last?.0.isSettled == true)
+    #expect(passes.allSatisfy { $0.0.counts.description == "1 idle, 1 finished" })
+    #expect(ended.duration(to: clock.now) >= TaskRunnerGroup.settlingInterval)
+    #expect(passes.count >= 15 && passes.count <= 17)
+    #expect(group.summary.isSettled)
+  }
+
+  @Test("A queue that starts its next run within the settling interval never settles")
+  func queueGapDoesNotSettle() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let (a, b) = (makeRunner(), makeRunner())
+    group.add(a)
+    group.add(b)
+    var settled: [Bool] = []
+    let token = group.observe { settled.append($0.isSettled) }
+    _ = await a.run { _ in }
+    clock.advance(by: .milliseconds(200))
+    let run = await HeldRun.start(on: b)
+    clock.advance(by: frame)
+    #expect(!settled.dropFirst().contains(true))
+    run.proceed.open()
+    _ = await b.lastRunTask?.value
+    #expect(settled.last == true, "the last run ended with none waiting: settled at once")
+    token.cancel()
+  }
+
+  @Test("The end of the last run is summed up at once, before the run's caller hears of it")
+  func lastEndAtOnce() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let (a, b) = (makeRunner(), makeRunner())
+    group.add(a)
+    group.add(b)
+    var seen: [String] = []
+    let token = group.observe { seen.append("\($0.fractionCompleted) \($0.counts)") }
+    _ = await a.run { reporter in reporter.report(completed: 1, of: 2) }
+    // b waits to start, as in a queue: the sums wait for the next frame.
+    #expect(group.counts.description == "2 idle")
+    _ = await b.run { reporter in reporter.report(completed: 2, of: 2) }
+    // No frame has come: the pass ran when b's end arrived, before `run` returned.
+    #expect(group.counts.description == "2 finished")
+    #expect(seen == ["0.0 2 idle", "1.0 2 finished"])
+    token.cancel()
   }
 
   @Test("The last report before the end reaches the group before the end")
@@ -513,6 +559,48 @@ struct TaskRunnerGroupTests {
     let after = try #require(group.throughput)
     #expect(abs(after - 600) / 600 < 1e-3)
     run.proceed.open()
+  }
+
+  @Test("A runner that joins mid-run counts once: pausing it stops the group's clock")
+  func joinMidRunThenPause() async throws {
+    let group = TaskRunnerGroup(clock: clock)
+    let runner = makeRunner()
+    let run = await HeldRun.start(on: runner)
+    group.add(runner)
+    for step in 1...60 {
+      run.reporter.report(completed: 10 * step, of: 100_000)
+      clock.advance(by: frame)
+    }
+    let before = try #require(group.throughput)
+    runner.pause()
+    clock.advance(by: .seconds(30))
+    #expect(group.throughput == before)
+    run.proceed.open()
+  }
+
+  @Test("Runners that leave, reset or join with work done do not disturb the group's speed")
+  func speedSurvivesMembershipChanges() async throws {
+    let group = TaskRunnerGroup(clock: clock)
+    let (a, b, late) = (makeRunner(), makeRunner(), makeRunner())
+    group.add(a)
+    group.add(b)
+    let runA = await HeldRun.start(on: a)
+    let runB = await HeldRun.start(on: b)
+    let runLate = await HeldRun.start(on: late)
+    runLate.reporter.report(completed: 50_000, of: 100_000)
+    for step in 1...120 {
+      runA.reporter.report(completed: 10 * step, of: 100_000)
+      runB.reporter.report(completed: 10 * step, of: 100_000)
+      if step == 60 {
+        group.remove(b)  // its work so far stays counted; none is taken back
+        group.add(late)  // its 50,000 units were done before it joined
+      }
+      clock.advance(by: frame)
+    }
+    let rate = try #require(group.throughput)
+    // a alone after the change, at 600 units a second; b's share decays out of the average.
+    #expect(rate > 590 && rate < 1_300)
+    for run in [runA, runB, runLate] { run.proceed.open() }
   }
 
   // MARK: - Observation
