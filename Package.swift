@@ -35,14 +35,29 @@ let package = Package(
       dependencies: ["TaskProgress"],
       swiftSettings: swiftSettings
     ),
+    // What the example programs share: their command-line parsing, raw keyboard input, signals
+    // as events, and exit statuses.
+    .target(
+      name: "ExampleSupport",
+      dependencies: ["TaskProgress", "TaskProgressAdapters"],
+      path: "Examples/Support",
+      swiftSettings: swiftSettings
+    ),
     .executableTarget(
       name: "heavy-task",
-      dependencies: ["TaskProgress", "TaskProgressAdapters"],
+      dependencies: ["TaskProgress", "TaskProgressAdapters", "ExampleSupport"],
       path: "Examples/heavy-task",
       swiftSettings: swiftSettings
     ),
-    // The "Perform a Heavy Task" SwiftUI view on TaskProgress; compiles to nothing where SwiftUI
-    // does not exist.
+    // A queue of simulated downloads, K at a time, drawn by TerminalGroupRenderer.
+    .executableTarget(
+      name: "downloads",
+      dependencies: ["TaskProgress", "TaskProgressAdapters", "ExampleSupport"],
+      path: "Examples/downloads",
+      swiftSettings: swiftSettings
+    ),
+    // The SwiftUI views the examples mirror, on TaskProgress: "Perform a Heavy Task" and the
+    // downloads queue; compiles to nothing where SwiftUI does not exist.
     .target(
       name: "SwiftUIExample",
       dependencies: ["TaskProgress"],
@@ -73,9 +88,23 @@ let package = Package(
       path: "Tests/TerminalProbe",
       swiftSettings: swiftSettings
     ),
+    // The example programs run as a user runs them: on a pseudo-terminal, or piped.
+    .target(
+      name: "ExampleTestSupport",
+      path: "Tests/ExampleTestSupport",
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "HeavyTaskTests",
-      dependencies: ["heavy-task", "terminal-probe"],
+      dependencies: ["heavy-task", "terminal-probe", "ExampleSupport", "ExampleTestSupport"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "DownloadsTests",
+      dependencies: [
+        "downloads", "TaskProgress", "ExampleSupport", "ExampleTestSupport",
+        "TaskProgressTestSupport",
+      ],
       swiftSettings: swiftSettings
     ),
   ],

@@ -44,7 +44,10 @@ run() {
     "$(ls "$corpus" | wc -l | tr -d ' ') in the corpus, no crash"
 }
 
-build options Examples/heavy-task/Options.swift Tests/Fuzz/OptionsFuzzer.swift
+# The parser uses the examples' shared argument scanner; compiled as one module named after it,
+# its `import ExampleSupport` is ignored (with a warning).
+build options -module-name ExampleSupport Examples/Support/Arguments.swift \
+  Examples/heavy-task/Options.swift Tests/Fuzz/OptionsFuzzer.swift
 build log-line Sources/TaskProgress/Adapters/LogFile/LogLine.swift \
   Sources/TaskProgress/State/RunPhase.swift Tests/Fuzz/LogLineFuzzer.swift
 

@@ -1,4 +1,7 @@
-/// The command line of `heavy-task`, parsed without Foundation so that it can be fuzzed alone.
+import ExampleSupport
+
+/// The command line of `heavy-task`, parsed without Foundation by the examples' shared
+/// ``ArgumentScanner``, so that it can be fuzzed alone (see Scripts/fuzz.sh).
 struct Options: Equatable, Sendable {
   /// The animation curve of the progress view.
   enum Curve: String, CaseIterable, Sendable {
@@ -18,10 +21,7 @@ struct Options: Equatable, Sendable {
   static let jobsRange = 1...1_000
 
   /// A command line that cannot be run: one line naming what was wrong.
-  struct UsageError: Error, Equatable, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-  }
+  typealias UsageError = ExampleSupport.UsageError
 
   static let usage = """
     USAGE: heavy-task [--items N] [--delay-ms D] [--fail-at K] [--jobs J] [--log FILE]
@@ -60,94 +60,42 @@ struct Options: Equatable, Sendable {
     _ arguments: Arguments
   ) throws(UsageError) -> Options {
     var options = Options()
-    var seen: Set<String> = []
-    var remaining = arguments[...]
-    while let argument = remaining.popFirst() {
-      var name = argument
-      var inlineValue: String?
-      if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-        name = String(argument[..<equals])
-        inlineValue = String(argument[argument.index(after: equals)...])
-      }
-      switch name {
-      case "-h", "--help":
-        guard inlineValue == nil else { throw error("option '\(name)' takes no value") }
+    var scanner = ArgumentScanner(
+      arguments, options: ["--items", "--delay-ms", "--fail-at", "--jobs", "--log", "--curve"])
+    while let argument = try scanner.next() {
+      guard case .option(let name, let value) = argument else {
         options.showsHelp = true
         continue
-      case "--items", "--delay-ms", "--fail-at", "--jobs", "--log", "--curve":
-        break
-      default:
-        if argument.hasPrefix("-") {
-          throw error("unknown option '\(printable(name))'")
-        }
-        throw error("unexpected argument '\(printable(argument))'")
-      }
-      guard seen.insert(name).inserted else {
-        throw error("option '\(name)' is given more than once")
-      }
-      guard let value = inlineValue ?? remaining.popFirst() else {
-        throw error("option '\(name)' needs a value")
       }
       switch name {
       case "--items":
-        options.items = try number(value, for: name, in: itemsRange, what: "a whole number")
+        options.items = try ArgumentValue.integer(
+          value, for: name, in: itemsRange, what: "a whole number")
       case "--delay-ms":
-        options.delayMilliseconds = try number(
+        options.delayMilliseconds = try ArgumentValue.integer(
           value, for: name, in: delayRange, what: "a number of milliseconds")
       case "--fail-at":
-        options.failAt = try number(
+        options.failAt = try ArgumentValue.integer(
           value, for: name, in: 1...itemsRange.upperBound, what: "an item number")
       case "--jobs":
-        options.jobs = try number(value, for: name, in: jobsRange, what: "a number of items")
+        options.jobs = try ArgumentValue.integer(
+          value, for: name, in: jobsRange, what: "a number of items")
       case "--log":
-        guard !value.isEmpty else { throw error("option '--log' needs a file path, got ''") }
+        guard !value.isEmpty else { throw UsageError("option '--log' needs a file path, got ''") }
         options.logPath = value
       default:
         guard let curve = Curve(rawValue: value) else {
           let names = Curve.allCases.map(\.rawValue).joined(separator: ", ")
-          throw error("option '--curve' expects one of \(names); got '\(printable(value))'")
+          throw UsageError(
+            "option '--curve' expects one of \(names); got '\(ArgumentValue.printable(value))'")
         }
         options.curve = curve
       }
     }
     if let failAt = options.failAt, failAt > options.items, !options.showsHelp {
-      throw error(
+      throw UsageError(
         "option '--fail-at' is \(failAt), past the last item (--items is \(options.items))")
     }
     return options
-  }
-
-  private static func number(
-    _ text: String, for name: String, in range: ClosedRange<Int>, what: String
-  ) throws(UsageError) -> Int {
-    guard let value = Int(text), range.contains(value) else {
-      throw error(
-        "option '\(name)' expects \(what) from \(range.lowerBound) to \(range.upperBound); "
-          + "got '\(printable(text))'")
-    }
-    return value
-  }
-
-  private static func error(_ message: String) -> UsageError {
-    UsageError(message: message)
-  }
-
-  /// `text` with control characters escaped and cut to 40 characters, so that an error message
-  /// stays on one line whatever was typed.
-  static func printable(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
-      if result.unicodeScalars.count >= 40 {
-        return result + "…"
-      }
-      if scalar.properties.generalCategory == .control || scalar == "\u{2028}"
-        || scalar == "\u{2029}"
-      {
-        result += scalar.escaped(asASCII: true)
-      } else {
-        result.unicodeScalars.append(scalar)
-      }
-    }
-    return result
   }
 }

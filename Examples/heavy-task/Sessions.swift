@@ -1,4 +1,5 @@
 import Dispatch
+import ExampleSupport
 import TaskProgress
 import TaskProgressAdapters
 
@@ -17,27 +18,6 @@ import ucrt
 #else
 #error("Unsupported platform")
 #endif
-
-/// How `heavy-task` ends.
-enum ExitStatus: Int32 {
-  case finished = 0
-  case failed = 1
-  case usage = 64
-  case cannotWriteLog = 73
-  case interrupted = 130
-  /// Standard output was closed by its reader: the status a process killed by SIGPIPE has.
-  case readerGone = 141
-  case terminated = 143
-
-  /// The status a run's terminal state stands for.
-  init(_ state: RunState) {
-    switch state.phase {
-    case .failed: self = .failed
-    case .cancelled: self = .interrupted
-    case .idle, .running, .paused, .finished: self = .finished
-    }
-  }
-}
 
 /// What the two sessions share: the runner, its work, and the log.
 @MainActor

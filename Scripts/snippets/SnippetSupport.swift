@@ -27,6 +27,9 @@ public let objects = Array(repeating: HeavyObject(), count: 3)
 public struct ImportFile: Sendable {
   /// The file's name.
   public let name: String
+
+  /// The file's size in bytes.
+  public var size: Int { 4_000 }
 }
 
 /// The files that the import examples import.
@@ -66,3 +69,11 @@ public func process(_ row: Int) {}
 
 /// The chunks of a file that the result example counts the lines of.
 public let chunks: [[UInt8]] = [Array("one\ntwo\n".utf8), Array("three\n".utf8)]
+
+/// Downloads one file, reporting its bytes: four parts of a millisecond here.
+public func download(_ file: ImportFile, reporter: TaskRunner.Reporter) async throws {
+  for part in 1...4 {
+    try await Task.sleep(for: .milliseconds(1))
+    reporter.report(completed: part * 1_000, of: file.size)
+  }
+}

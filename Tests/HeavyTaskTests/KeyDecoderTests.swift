@@ -1,6 +1,5 @@
+import ExampleSupport
 import Testing
-
-@testable import heavy_task
 
 /// The keys of the interactive session, from the bytes a terminal sends.
 @Suite("heavy-task keys")

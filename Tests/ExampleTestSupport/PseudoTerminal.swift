@@ -1,17 +1,22 @@
-import Foundation
+package import Foundation
 
-/// A pseudo-terminal to run `heavy-task` on, as a user at a real terminal would: keys go in,
+/// A pseudo-terminal to run an example on, as a user at a real terminal would: keys go in,
 /// everything drawn comes out, and the terminal's modes can be read back afterwards.
-final class PseudoTerminal {
-  let primary: Int32
+package final class PseudoTerminal {
+  /// The side the tests read and type on.
+  package let primary: Int32
   private let secondary: Int32
-  private(set) var output = ""
+  /// Every byte the program wrote to the terminal so far.
+  package private(set) var bytes: [UInt8] = []
+
+  /// Everything the program wrote so far, as text.
+  package var output: String { String(decoding: bytes, as: UTF8.self) }
 
   /// How many bytes have been read so far: an offset for `read(until:after:)`.
-  var bytesRead: Int { output.utf8.count }
+  package var bytesRead: Int { bytes.count }
 
   /// Opens a terminal of `columns` by `rows`.
-  init(columns: UInt16 = 80, rows: UInt16 = 24) throws {
+  package init(columns: UInt16 = 80, rows: UInt16 = 24) throws {
     var primary: Int32 = -1
     var secondary: Int32 = -1
     var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
@@ -26,15 +31,15 @@ final class PseudoTerminal {
     close(primary)
   }
 
-  /// Starts `heavy-task` (or another product) with the terminal as its standard input, output
-  /// and error, or with `standardError` as its standard error, to tell the two streams apart.
-  func launch(
-    _ arguments: [String], product: String = "heavy-task",
+  /// Starts the built `product` with the terminal as its standard input, output and error, or
+  /// with `standardError` as its standard error, to tell the two streams apart.
+  package func launch(
+    _ arguments: [String], product: String,
     environment extra: [String: String] = [:],
     standardError: Pipe? = nil
   ) throws -> Process {
     let process = Process()
-    process.executableURL = HeavyTaskProcess.productsDirectory.appendingPathComponent(product)
+    process.executableURL = ProgramProcess.productsDirectory.appendingPathComponent(product)
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "xterm-256color"
@@ -51,29 +56,47 @@ final class PseudoTerminal {
   }
 
   /// Types `text` as keys.
-  func type(_ text: String) {
+  package func type(_ text: String) {
     _ = text.utf8CString.withUnsafeBufferPointer { write(primary, $0.baseAddress, $0.count - 1) }
   }
 
   /// Reads what the program draws until `text` has appeared after the first `offset` bytes (or
   /// the program has gone, or drawn nothing for 30 s: a failure, not a hang).
   @discardableResult
-  func read(until text: String, after offset: Int = 0) -> Bool {
-    while !String(decoding: output.utf8.dropFirst(offset), as: UTF8.self).contains(text) {
+  package func read(until text: String, after offset: Int = 0) -> Bool {
+    while !String(decoding: bytes.dropFirst(offset), as: UTF8.self).contains(text) {
       guard readChunk() else { return false }
     }
     return true
   }
 
   /// Tells the program the terminal is now `columns` wide, as a window manager would.
-  func resize(columns: UInt16, rows: UInt16 = 24, for process: Process) {
+  package func resize(columns: UInt16, rows: UInt16 = 24, for process: Process) {
     var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
     _ = ioctl(primary, UInt(TIOCSWINSZ), &size)
     kill(process.processIdentifier, SIGWINCH)
   }
 
+  /// Waits at most `limit` for `process` to exit, then ends it with `SIGKILL`, so that a program
+  /// that hangs fails its test instead of hanging the test run.
+  ///
+  /// - Returns: Whether the process exited by itself.
+  package func waitForExit(of process: Process, within limit: Duration = .seconds(60)) -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while process.isRunning {
+      guard ContinuousClock.now < deadline else {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return false
+      }
+      usleep(5_000)
+    }
+    process.waitUntilExit()
+    return true
+  }
+
   /// Reads until the program has closed the terminal.
-  func readToEnd() {
+  package func readToEnd() {
     while readChunk() {}
   }
 
@@ -84,12 +107,12 @@ final class PseudoTerminal {
     var buffer = [UInt8](repeating: 0, count: 4096)
     let count = Foundation.read(primary, &buffer, buffer.count)
     guard count > 0 else { return false }  // EIO once the program's side is closed
-    output += String(decoding: buffer[..<count], as: UTF8.self)
+    bytes += buffer[..<count]
     return true
   }
 
   /// The terminal's current modes.
-  var modes: termios {
+  package var modes: termios {
     var modes = termios()
     tcgetattr(primary, &modes)
     return modes

@@ -1,6 +1,5 @@
 import Dispatch
-import TaskProgress
-import TaskProgressAdapters
+public import TaskProgressAdapters
 
 #if canImport(Darwin)
 import Darwin
@@ -18,9 +17,20 @@ import ucrt
 #error("Unsupported platform")
 #endif
 
-/// A key the interactive session understands.
-enum Key: Equatable {
-  case enter, pause, cancel, quit, interrupt, endOfInput
+/// A key an example's interactive session understands.
+public enum Key: Equatable, Sendable {
+  /// Return or Enter: press the button, start the run.
+  case enter
+  /// `p`: pause or resume.
+  case pause
+  /// `c`: cancel.
+  case cancel
+  /// `q`: quit.
+  case quit
+  /// Ctrl-C, which arrives as a key in raw mode.
+  case interrupt
+  /// Ctrl-D, or the end of the input.
+  case endOfInput
 }
 
 /// Turns the bytes a terminal sends into keys.
@@ -28,15 +38,18 @@ enum Key: Equatable {
 /// It skips the escape sequences of arrows, function keys and the like (`ESC [ … final`,
 /// `ESC O x`), whose bytes could otherwise read as `c`, `p` or `q`. A sequence may arrive split
 /// over reads: the decoder keeps its place between bytes.
-struct KeyDecoder {
+public struct KeyDecoder: Sendable {
   private enum Place {
     case text, escape, controlSequence, singleShift
   }
 
   private var place = Place.text
 
+  /// A decoder at the start of the input.
+  public init() {}
+
   /// The key `byte` completes, if any.
-  mutating func decode(_ byte: UInt8) -> Key? {
+  public mutating func decode(_ byte: UInt8) -> Key? {
     switch place {
     case .escape:
       place =
@@ -66,29 +79,36 @@ struct KeyDecoder {
   }
 }
 
-/// The terminal as the interactive session uses it: raw keyboard input, the alternate screen, and
-/// signals turned into events, all restored by ``restore()`` on every way out.
+/// The terminal as an interactive session uses it: raw keyboard input, the alternate screen if
+/// asked for, and signals turned into events, all restored by ``restore()`` on every way out.
 @MainActor
-final class Console {
+public final class Console {
   private var savedModes: termios?
+  /// Whether the alternate screen is shown.
   private var isOnScreen = false
+  private var isCursorHidden = false
   private var sources: [any DispatchSourceProtocol] = []
   private let output: TerminalStream
 
-  init(output: TerminalStream) {
+  /// A console that draws on `output`, standard output in the examples.
+  public init(output: TerminalStream) {
     self.output = output
   }
 
   /// Whether both standard input and standard output are terminals that understand escape
   /// sequences (not `TERM=dumb`): the screen needs cursor movement, the keys need raw input.
-  static var isInteractive: Bool {
+  public static var isInteractive: Bool {
     isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
       && TerminalStream.standardOutput.capabilities.supportsEscapeSequences
   }
 
-  /// Turns off line editing, echo and signal keys, so each key arrives at once and Ctrl-C
-  /// arrives as a key; switches to the alternate screen and hides the cursor.
-  func begin() {
+  /// Turns off line editing, echo and signal keys, and hides the cursor.
+  ///
+  /// Each key then arrives at once, and Ctrl-C arrives as a key. With `onAlternateScreen`, the
+  /// console also switches to the alternate screen, which a full-screen view draws on; without
+  /// it, the program draws where the cursor is, and what it leaves stays in the terminal's
+  /// scrollback.
+  public func begin(onAlternateScreen: Bool = true) {
     var modes = termios()
     if tcgetattr(STDIN_FILENO, &modes) == 0 {
       savedModes = modes
@@ -100,19 +120,21 @@ final class Console {
       }
       tcsetattr(STDIN_FILENO, TCSAFLUSH, &modes)
     }
-    output.write("\u{1B}[?1049h\u{1B}[?25l")
-    isOnScreen = true
+    output.write(onAlternateScreen ? "\u{1B}[?1049h\u{1B}[?25l" : "\u{1B}[?25l")
+    isCursorHidden = true
+    isOnScreen = onAlternateScreen
   }
 
   /// Leaves the alternate screen, shows the cursor and restores the terminal's modes; later calls
   /// do nothing.
-  func restore() {
+  public func restore() {
     for source in sources {
       source.cancel()
     }
     sources = []
-    if isOnScreen {
-      output.write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+    if isCursorHidden {
+      output.write("\u{1B}[0m\u{1B}[?25h" + (isOnScreen ? "\u{1B}[?1049l" : ""))
+      isCursorHidden = false
       isOnScreen = false
     }
     if var modes = savedModes {
@@ -122,7 +144,7 @@ final class Console {
   }
 
   /// Calls `handler` on the main actor with every key typed.
-  func onKey(_ handler: @escaping @MainActor (Key) -> Void) {
+  public func onKey(_ handler: @escaping @MainActor (Key) -> Void) {
     let source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
     var decoder = KeyDecoder()
     source.setEventHandler {
@@ -143,12 +165,12 @@ final class Console {
   }
 
   /// Calls `handler` on the main actor when `signal` arrives, instead of its default action.
-  func onSignal(_ signal: Int32, _ handler: @escaping @MainActor () -> Void) {
+  public func onSignal(_ signal: Int32, _ handler: @escaping @MainActor () -> Void) {
     SignalEvents.shared.on(signal, handler)
   }
 
   /// The same, for a session without a console.
-  static func onSignal(_ signal: Int32, _ handler: @escaping @MainActor () -> Void) {
+  public static func onSignal(_ signal: Int32, _ handler: @escaping @MainActor () -> Void) {
     SignalEvents.shared.on(signal, handler)
   }
 }

@@ -1,0 +1,52 @@
+import ExampleSupport
+import TaskProgress
+import TaskProgressAdapters
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#elseif canImport(WASILibc)
+import WASILibc
+#elseif os(Windows)
+import ucrt
+#else
+#error("Unsupported platform")
+#endif
+
+/// `downloads`: a queue of simulated downloads, `--jobs` at a time, each a ``TaskRunner`` in one
+/// ``TaskRunnerGroup``, drawn in a terminal by ``TerminalGroupRenderer``: a bar per download
+/// under way and the total below them.
+@main
+struct Downloads {
+  static func main() async {
+    // A reader that goes away (`downloads | head -1`) ends our writes, not the process.
+    signal(SIGPIPE, SIG_IGN)
+    let status = await run(Array(CommandLine.arguments.dropFirst()))
+    exit(status.rawValue)
+  }
+
+  @MainActor
+  static func run(_ arguments: [String]) async -> ExitStatus {
+    let options: Options
+    do {
+      options = try Options.parse(arguments)
+    } catch {
+      printError("\(error) (see 'downloads --help')")
+      return .usage
+    }
+    if options.showsHelp {
+      TerminalStream.standardOutput.write(Options.usage + "\n")
+      return .finished
+    }
+    let queue = DownloadQueue(options: options)
+    if Console.isInteractive {
+      return await InteractiveSession(queue: queue).run()
+    }
+    return await PipedSession(queue: queue).run()
+  }
+}
