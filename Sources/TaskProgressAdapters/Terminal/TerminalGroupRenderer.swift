@@ -472,9 +472,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// and the time left give way to them.
   private func fittedSummary(_ line: ProgressLine, columns: Int) -> String {
     let text = fitted(line, columns: columns)[0]
-    let hasRateRoom =
-      line.rate != nil || line.eta != nil || line.reserved.rate > 0 || line.reserved.eta > 0
-    guard let counts = line.message, hasRateRoom, !text.contains(counts) else { return text }
+    guard let counts = line.message, line.rate != nil || line.eta != nil,
+      !text.contains(counts)
+    else { return text }
     var shorter = line
     shorter.rate = nil
     shorter.eta = nil
