@@ -399,12 +399,13 @@ public final class TaskRunnerGroup {
     isDirty = false
     defer { startedSincePass = false }
     let sums = GroupSums(records: members.compactMap { records[$0.id] }, weighting: weighting)
-    timing.record(sums, at: now)
-    let estimate = timing.estimate(for: sums, at: now)
+    let isActive = liveCounts.active > 0
+    timing.record(sums, isActive: isActive, at: now)
+    let estimate = timing.estimate(for: sums, isActive: isActive, at: now)
     var new = Summary(
       fractionCompleted: sums.fraction, displayedProgress: sums.displayed,
       completedUnits: sums.completed, totalUnits: sums.total, isTotalKnown: sums.isTotalKnown,
-      counts: sums.counts, throughput: estimate.throughput,
+      counts: liveCounts, throughput: estimate.throughput,
       estimatedTimeRemaining: estimate.timeRemaining, unit: unit)
     let old = summaryValue
     if (old.isActive || startedSincePass) && !new.isActive {
@@ -449,7 +450,6 @@ public final class TaskRunnerGroup {
     /// The work the idle and active runners have left.
     var remaining = 0.0
     var isTotalKnown = true
-    var counts = PhaseCounts()
 
     /// The work done since the last pass, counted per runner: what the speed measures.
     ///
@@ -482,7 +482,6 @@ public final class TaskRunnerGroup {
       }
       for (record, weight) in zip(records, weights) {
         let state = record.latest.state
-        counts[state.phase] += 1
         let fraction = state.fractionCompleted ?? 0
         total += weight
         completed += weight * fraction
@@ -550,12 +549,14 @@ private struct GroupTiming {
 
   /// Records the group's position: a sample while some run is running; otherwise a move that
   /// the speed leaves out.
-  mutating func record(_ sums: TaskRunnerGroup.GroupSums, at now: Duration) {
+  ///
+  /// `isActive` says whether some run is under way, running or paused.
+  mutating func record(_ sums: TaskRunnerGroup.GroupSums, isActive: Bool, at now: Duration) {
     let time = runningTime(at: now)
     if sums.advance.isFinite {
       work += sums.advance
     }
-    guard sums.counts.active > 0 else {
+    guard isActive else {
       estimator?.skip(to: work, at: time)
       return
     }
@@ -568,8 +569,10 @@ private struct GroupTiming {
     }
   }
 
-  func estimate(for sums: TaskRunnerGroup.GroupSums, at now: Duration) -> RunTiming.Estimate {
-    guard sums.counts.active > 0, let estimator else { return .unknown }
+  func estimate(
+    for sums: TaskRunnerGroup.GroupSums, isActive: Bool, at now: Duration
+  ) -> RunTiming.Estimate {
+    guard isActive, let estimator else { return .unknown }
     let time = runningTime(at: now)
     guard let rate = estimator.rate(at: time) else { return .unknown }
     return RunTiming.Estimate(
