@@ -35,6 +35,12 @@ final class ProgressNode: Sendable {
   /// The completed count's base while the words hold none (after a fraction or a count-less
   /// indeterminate report), so that the count survives them; written only when the mode changes.
   let savedBase = Atomic<Int>(0)
+  /// Units under way beyond the completed count, as a `Double`'s bits.
+  ///
+  /// They are what a mirrored source with children of its own has done of its unfinished
+  /// children. Only a ``ProgressSource`` writes them, on the frames that read the node; they
+  /// count while the node reports counts.
+  let inFlight = Atomic<UInt64>(0)
   /// Whether a child was ever started: a leaf is read without taking its lock.
   let hasChildren = Atomic<Bool>(false)
   /// What every reporter of the run shares: cancellation and checkpoint pacing.
@@ -409,7 +415,9 @@ final class ProgressNode: Sendable {
       guard total > 0 else { return RunProgress(completed: 0, of: 0) }
       guard let shares = childShares(anyway: childrenAnyway) else { return nil }
       let counted = min(completed, total)
-      let fraction = (Double(counted) + shares) / Double(total)
+      let inFlight = min(
+        Double(bitPattern: self.inFlight.load(ordering: .acquiring)), Double(total - counted))
+      let fraction = (Double(counted) + shares + inFlight) / Double(total)
       return RunProgress(fractionCompleted: fraction, completed: counted, of: total)
     }
   }

@@ -15,6 +15,8 @@ final class RunSignals: Sendable {
   private let pauseWaiters = Locked(PauseWaiters())
   /// The run's status text.
   @usableFromInline let messages = MessageBoard()
+  /// What the run's reporters mirror from elsewhere, polled on the run's frames.
+  let sources = ProgressSources()
   /// When the run's work last gave other tasks a turn through a checkpoint, in nanoseconds
   /// since ``origin``.
   private let lastYield = Atomic<Int64>(0)
@@ -60,6 +62,7 @@ final class RunSignals: Sendable {
   func cancel() {
     cancelled.store(true, ordering: .relaxed)
     resumeWaiters()
+    sources.cancel()
   }
 
   /// Pauses or resumes the run; resuming wakes the tasks waiting at checkpoints.

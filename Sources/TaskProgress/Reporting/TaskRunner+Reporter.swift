@@ -164,7 +164,8 @@ extension TaskRunner {
     /// Reading walks the reporter's children; read it in tests, with a standalone reporter, rather
     /// than in a hot loop.
     public var progress: RunProgress {
-      node.readAnyway().withMessage(node.signals.messages.read().text)
+      pollSources()
+      return node.readAnyway().withMessage(node.signals.messages.read().text)
     }
 
     /// Reports that the work is under way but its size is unknown.

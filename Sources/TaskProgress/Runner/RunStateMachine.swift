@@ -197,6 +197,8 @@ struct RunStateMachine: Sendable {
   ) -> RunEnd? {
     guard let active = activeRun, active.id == run else { return nil }
     var states: [RunState] = []
+    // The sources' last values first, then the reporters' last reports.
+    active.root.signals.sources.close()
     if let state = drainReports(final: true, at: now) {
       states.append(state)
     }

@@ -548,10 +548,15 @@ extension TaskRunner: FrameClient {
   /// One frame: drain the reports, move the display, and say whether another frame is needed.
   func frame(at tickerTime: Duration) -> Bool {
     let now = time(tickerTime)
+    // What the run's reporters mirror from elsewhere is read into them first.
+    let sourceCancelled = activeSignals?.sources.poll() ?? false
     if let state = transition({ $0.drainReports(at: now) }) {
       stateChanged(publishing: [state], at: now)
     } else {
       updateEstimate(at: now)
+    }
+    if sourceCancelled {
+      cancel()  // after the drain: observers see how far the run got, then that it was cancelled
     }
     // While a run is active, renderers get every frame, so that an indeterminate bar, an ETA or a
     // throttled redraw can move even when the value does not.
