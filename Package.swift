@@ -21,6 +21,7 @@ let package = Package(
   products: [
     .library(name: "TaskProgress", targets: ["TaskProgress"]),
     .library(name: "TaskProgressAdapters", targets: ["TaskProgressAdapters"]),
+    .library(name: "TaskProgressFoundation", targets: ["TaskProgressFoundation"]),
   ],
   targets: [
     // The core: state, runner, reporter, animation, clocks and the test recorder. It imports only
@@ -32,6 +33,13 @@ let package = Package(
     // The renderers that draw on a terminal or append to a file; they use the C library.
     .target(
       name: "TaskProgressAdapters",
+      dependencies: ["TaskProgress"],
+      swiftSettings: swiftSettings
+    ),
+    // The bridge to Foundation's `Progress`: follow one in a reporter, publish a runner as one.
+    // The only target that imports Foundation.
+    .target(
+      name: "TaskProgressFoundation",
       dependencies: ["TaskProgress"],
       swiftSettings: swiftSettings
     ),
@@ -79,6 +87,11 @@ let package = Package(
     .testTarget(
       name: "TaskProgressAdaptersTests",
       dependencies: ["TaskProgress", "TaskProgressAdapters", "TaskProgressTestSupport"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "TaskProgressFoundationTests",
+      dependencies: ["TaskProgress", "TaskProgressFoundation", "TaskProgressTestSupport"],
       swiftSettings: swiftSettings
     ),
     // A bar drawn with the default signal dispositions, for HeavyTaskTests to interrupt.

@@ -1,0 +1,198 @@
+public import Foundation
+public import TaskProgress
+
+extension TaskRunner {
+  /// Makes a `Foundation.Progress` that stands for this runner's active run, or for its next
+  /// run while none is active, kept in step with it on every frame.
+  ///
+  /// Hand it to code that takes a `Progress`: add it to a parent with
+  /// `addChild(_:withPendingUnitCount:)`, show it in an `NSProgressIndicator` or a
+  /// `ProgressView(_:)`, or return it from a `ProgressReporting` type.
+  ///
+  /// ```swift
+  /// let overall = Progress(totalUnitCount: 10)
+  /// overall.addChild(runner.makeProgress(), withPendingUnitCount: 10)
+  /// runner.start { reporter in
+  ///   for index in 1...100 {
+  ///     try await Task.sleep(for: .milliseconds(10))
+  ///     reporter.report(completed: index, of: 100)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// The progress shows the run's state as Foundation expresses it:
+  ///
+  /// - The run's counts are its `completedUnitCount` and `totalUnitCount`. A fraction that is
+  ///   not its counts' own, a bare fraction or one with unfinished children beyond the counts,
+  ///   is published in units of at most 1/10,000: `4,250` of `10,000`.
+  /// - Indeterminate progress has a total of -1; a run that has not started is indeterminate.
+  /// - When the run finishes, its count reaches its total. A cancelled run cancels the
+  ///   progress. A run that fails leaves it where the run stopped, unfinished.
+  /// - Its total and count are set in an order that never lifts a parent's fraction above both
+  ///   its value before and its value after, and never finishes it early: a `Progress` that
+  ///   finishes hands its pending units to its parent for good. A new total is set by way of
+  ///   -1, so a parent reads 0 from the progress for the instant between the two.
+  /// - Cancelling the progress (or a parent of it) cancels the run; pausing and resuming it
+  ///   pause and resume the run. Pausing and resuming the runner pause and resume the progress.
+  ///
+  /// The progress stands for one run: when the run ends, it no longer changes. Make another
+  /// for the next run.
+  ///
+  /// - Returns: A new progress, with no parent.
+  public func makeProgress() -> Progress {
+    makeProgressPublisher().progress
+  }
+
+  /// Makes and attaches the publisher of a new progress.
+  func makeProgressPublisher() -> ProgressPublisher {
+    let publisher = ProgressPublisher(runner: self)
+    publisher.token = attach(publisher)
+    return publisher
+  }
+}
+
+/// Keeps a `Progress` in step with the runner's run, as a renderer of the runner.
+@MainActor
+final class ProgressPublisher: ProgressRenderer {
+  /// The progress handed out.
+  let progress: Progress
+  /// The runner, to cancel, pause and resume.
+  private weak var runner: TaskRunner?
+  /// The attachment, to end when the run does.
+  var token: ObservationToken?
+  /// Where the publisher is in the run it stands for.
+  private(set) var phase = Phase.waiting
+  /// Sets the progress's properties.
+  let writer: PublishedProgressWriter
+
+  enum Phase: Equatable {
+    /// Before the run it stands for began.
+    case waiting
+    /// The run is active.
+    case bound
+    /// The run ended.
+    case ended
+  }
+
+  init(runner: TaskRunner) {
+    self.runner = runner
+    progress = Progress(parent: nil, userInfo: nil)
+    writer = PublishedProgressWriter(progress)
+    progress.isCancellable = true
+    progress.isPausable = true
+    // Foundation calls the handlers on a thread of its own; they hop to the main actor and act
+    // on what the progress says then, so that a late call does nothing.
+    progress.cancellationHandler = { [weak self] in
+      Task { @MainActor in self?.progressCancelled() }
+    }
+    progress.pausingHandler = { [weak self] in
+      Task { @MainActor in self?.progressPausedOrResumed() }
+    }
+    progress.resumingHandler = { [weak self] in
+      Task { @MainActor in self?.progressPausedOrResumed() }
+    }
+  }
+
+  func render(_ update: ProgressUpdate) {
+    let state = update.state
+    switch phase {
+    case .ended:
+      return
+    case .waiting:
+      // The state of an earlier run is not this progress's.
+      guard state.phase.isActive else { return }
+      phase = .bound
+    case .bound:
+      break
+    }
+    switch state {
+    case .running(let progress), .paused(let progress):
+      writer.show(PublishedValues(progress))
+      if writer.values.isFinished {
+        // Finished, the progress no longer reaches a parent's fraction, which counts all of its
+        // pending units now: like a finished child reporter, it takes no later values.
+        end()
+        return
+      }
+      syncPause(paused: state.phase == .paused)
+    case .finished:
+      writer.show(writer.values.finished())
+      end()
+    case .cancelled:
+      end()
+      progress.cancel()
+    case .failed, .idle:
+      end()
+    }
+  }
+
+  func didDetach() {
+    phase = .ended
+    token = nil
+  }
+
+  private func end() {
+    phase = .ended
+    token?.cancel()
+    token = nil
+  }
+
+  /// Pauses or resumes the progress as the run is; its handlers then find the run as it is.
+  private func syncPause(paused: Bool) {
+    if paused, !progress.isPaused {
+      progress.pause()
+    } else if !paused, progress.isPaused {
+      progress.resume()
+    }
+  }
+
+  private func progressCancelled() {
+    guard phase != .ended, progress.isCancelled else { return }
+    if phase == .bound {
+      runner?.cancel()
+    } else {
+      end()  // cancelled before its run began: it stands for none
+    }
+  }
+
+  private func progressPausedOrResumed() {
+    guard phase == .bound, let runner else { return }
+    if progress.isPaused {
+      runner.pause()
+    } else {
+      runner.resume()
+    }
+  }
+}
+
+/// Sets a published progress's properties, one step at a time.
+final class PublishedProgressWriter {
+  /// The progress written.
+  let progress: Progress
+  /// What the progress shows.
+  private(set) var values = PublishedValues.notStarted
+  /// Called after each property set, with the values the progress shows then: what tests
+  /// watch.
+  var didSet: ((PublishedValues) -> Void)?
+
+  /// Takes over `progress`, and makes it show a progress that has not begun.
+  init(_ progress: Progress) {
+    self.progress = progress
+    progress.totalUnitCount = values.total
+    progress.completedUnitCount = values.completed
+  }
+
+  /// Sets the progress's properties to `target`, in an order that never spikes a parent.
+  func show(_ target: PublishedValues) {
+    for step in values.steps(to: target) {
+      switch step {
+      case .total(let total):
+        progress.totalUnitCount = total
+      case .completed(let completed):
+        progress.completedUnitCount = completed
+      }
+      values = values.applying(step)
+      didSet?(values)
+    }
+  }
+}
