@@ -29,6 +29,7 @@ let package = Package(
       dependencies: [
         .product(name: "TaskProgress", package: "swift-task-progress"),
         .product(name: "TaskProgressAdapters", package: "swift-task-progress"),
+        .product(name: "TaskProgressFoundation", package: "swift-task-progress"),
       ],
       path: "progress-bench",
       swiftSettings: swiftSettings

@@ -20,6 +20,7 @@ enum BenchCase: String, CaseIterable, Encodable {
   case message
   case group
   case bars
+  case followedProgress = "follow-progress"
   case saturated
   case saturatedCheckpoints = "saturated-checkpoints"
   case many
@@ -49,6 +50,7 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .message: ("o", "report(message:), unchanged text")
     case .group: ("p", "N runners in a group: one frame")
     case .bars: ("q", "TerminalGroupRenderer, 50 bars")
+    case .followedProgress: ("r", "Reporter.follow(Progress), set from a thread")
     case .saturated: ("g", "8 tasks report for 0.5 s")
     case .saturatedCheckpoints: ("g'", "(g) + checkpoint() every 4,096")
     case .many: ("h", "N runners, 5 ms sleep steps")
@@ -76,7 +78,9 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .foundationProgress, .atomic, .reporter, .runOver, .handLoop, .reporterX2, .reporterX8,
       .atomicAdd, .atomicAddX8, .childReporter, .complete, .completeX8, .bytes, .message:
       options.sizes
-    case .empty, .saturated, .saturatedCheckpoints, .busy, .idle, .drain, .bars: [0]
+    case .empty, .saturated, .saturatedCheckpoints, .busy, .idle, .drain, .bars,
+      .followedProgress:
+      [0]
     }
   }
 
@@ -114,6 +118,11 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .drain: return await Measure.drainFrame(frames: quick ? 50 : 200)
     case .group: return await Measure.groupFrames(n: n, frames: quick ? 50 : 200)
     case .bars: return await Measure.groupRendering(drawnFrames: quick ? 50 : 200)
+    case .followedProgress:
+      // One measurement after a warm-up: the three runs take seconds in all.
+      let updates = Measure.followedUpdates(quick: quick)
+      _ = await Measure.followedProgress(n: updates / 10)
+      return await Measure.followedProgress(n: updates)
     case .many, .manyBare:
       _ = await Measure.many(n: n, bare: self == .manyBare, steps: 20)
       return await Measure.many(n: n, bare: self == .manyBare, steps: quick ? 100 : 400)
