@@ -46,7 +46,13 @@ extension TaskRunner {
   /// Makes and attaches the publisher of a new progress.
   func makeProgressPublisher() -> ProgressPublisher {
     let publisher = ProgressPublisher(runner: self)
-    publisher.token = attach(publisher)
+    let token = attach(publisher)
+    // The current state, delivered during `attach`, may have ended the progress already.
+    if publisher.phase == .ended {
+      token.cancel()
+    } else {
+      publisher.token = token
+    }
     return publisher
   }
 }

@@ -223,6 +223,20 @@ struct PublishedProgressTests {
     run.proceed.open()
   }
 
+  @Test func aProgressFinishedByTheRunsCountsTakesNoLaterValues() async {
+    let run = await ReportingRun.start(on: runner)
+    run.reporter.report(completed: 4, of: 4)
+    harness.clock.advance(by: frame)
+    let publisher = runner.makeProgressPublisher()
+    #expect(shown(publisher.progress) == (4, 4, 1))
+    #expect(publisher.phase == .ended)
+    #expect(publisher.token == nil)
+    run.reporter.report(completed: 4, of: 8)  // the run grows: a finished progress stays so
+    harness.clock.advance(by: frame)
+    #expect(shown(publisher.progress) == (4, 4, 1))
+    run.proceed.open()
+  }
+
   @Test func aProgressCancelledBeforeItsRunStandsForNone() async {
     let progress = runner.makeProgress()
     progress.cancel()
