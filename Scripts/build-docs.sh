@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Builds the DocC archives of both library modules, TaskProgress and TaskProgressAdapters, and
-# fails on any DocC warning, on a public symbol without documentation, and on a public symbol that
-# no `## Topics` group curates.
+# Builds the DocC archives of the three library modules, TaskProgress, TaskProgressAdapters and
+# TaskProgressFoundation, and fails on any DocC warning, on a public symbol without documentation,
+# and on a public symbol that no `## Topics` group curates.
 #
 # No plugin: `swift build` writes the modules' symbol graphs, and `docc convert` combines each
-# with its catalog. TaskProgress is converted first, with the link metadata that lets the
-# adapters' pages link to it as ``/TaskProgress/TaskRunner``. Everything generated stays under
-# .build/docs.
+# with its catalog. TaskProgress is converted first, with the link metadata that lets the other
+# modules' pages link to it as ``/TaskProgress/TaskRunner``. TaskProgressFoundation's public API is
+# made of extensions of the core's types, so the graphs carry extension blocks
+# (`-emit-extension-block-symbols`): DocC then documents those members under the module that
+# declares them, as extended types. Everything generated stays under .build/docs.
 #
-#   Scripts/build-docs.sh   # writes .build/docs/TaskProgress.doccarchive and
-#                           # .build/docs/TaskProgressAdapters.doccarchive
+#   Scripts/build-docs.sh   # writes .build/docs/<Module>.doccarchive for each module
 #   docc preview Sources/TaskProgress/TaskProgress.docc \
 #     --additional-symbol-graph-dir .build/docs/symbol-graphs/TaskProgress   # to browse one
 set -euo pipefail
@@ -19,15 +20,20 @@ docs=.build/docs
 # A scratch path of its own, so that the symbol-graph flags never invalidate the main build.
 scratch="$docs/scratch"
 emitted="$PWD/$docs/symbol-graphs/emitted"
-modules=(TaskProgress TaskProgressAdapters)
+modules=(TaskProgress TaskProgressAdapters TaskProgressFoundation)
 
 build_symbol_graphs() {
-  # Building the adapters builds the core too, and the compiler writes each module's graph while
-  # it emits the module. Public symbols only: that is the default, and with
-  # InternalImportsByDefault nothing internal leaks in through imports.
-  swift build --scratch-path "$scratch" --target TaskProgressAdapters \
-    -Xswiftc -emit-symbol-graph \
-    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$emitted"
+  # Building the adapters and the Foundation bridge builds the core too, and the compiler writes
+  # each module's graph while it emits the module. Public symbols only: that is the default, and
+  # with InternalImportsByDefault nothing internal leaks in through imports. Both builds take the
+  # same flags, so the second reuses the core that the first built.
+  local target
+  for target in TaskProgressAdapters TaskProgressFoundation; do
+    swift build --scratch-path "$scratch" --target "$target" \
+      -Xswiftc -emit-symbol-graph \
+      -Xswiftc -emit-symbol-graph-dir -Xswiftc "$emitted" \
+      -Xswiftc -emit-extension-block-symbols
+  done
 }
 
 have_all_graphs() {
@@ -39,7 +45,7 @@ have_all_graphs() {
 
 # Graphs stay from the last build: a module that is up to date keeps the graph it was built with.
 mkdir -p "$emitted"
-echo "Building TaskProgress and TaskProgressAdapters with their symbol graphs..."
+echo "Building ${modules[*]} with their symbol graphs..."
 build_symbol_graphs
 if ! have_all_graphs; then
   # A module was up to date, so the compiler did not run and wrote no graph: build afresh.
@@ -79,6 +85,8 @@ convert() {
 convert TaskProgress Sources/TaskProgress/TaskProgress.docc
 convert TaskProgressAdapters Sources/TaskProgressAdapters/TaskProgressAdapters.docc \
   --dependency "$docs/TaskProgress.doccarchive"
+convert TaskProgressFoundation Sources/TaskProgressFoundation/TaskProgressFoundation.docc \
+  --dependency "$docs/TaskProgress.doccarchive"
 
 echo "Checking that every public symbol is documented and curated..."
 python3 - "$docs" "${modules[@]}" <<'PYTHON'
@@ -87,14 +95,23 @@ import glob, json, os, sys
 docs, modules = sys.argv[1], sys.argv[2:]
 problems = []
 for module in modules:
-    graph = json.load(open(os.path.join(docs, "symbol-graphs", module, f"{module}.symbols.json")))
+    # The module's own graph, and one per module whose types it extends: TaskProgressFoundation's
+    # members of the core's types are in `TaskProgressFoundation@TaskProgress.symbols.json`.
+    folder = os.path.join(docs, "symbol-graphs", module)
+    graphs = [json.load(open(path)) for path in sorted(glob.glob(os.path.join(folder, "*.symbols.json")))]
     # Members the compiler adds from other modules' protocol extensions, such as `!=`, carry
     # `::SYNTHESIZED::` in their identifier; DocC lists them under "Default Implementations".
     # A protocol extension's default implementation is documented on its requirement's page.
-    defaults = {r["source"] for r in graph["relationships"] if r["kind"] == "defaultImplementationOf"}
-    own = [s for s in graph["symbols"]
+    defaults = {r["source"] for graph in graphs for r in graph["relationships"]
+                if r["kind"] == "defaultImplementationOf"}
+    # An extension block (`swift.extension`) is no symbol of its own: DocC groups the members it
+    # declares under their extended type.
+    own = [s for graph in graphs for s in graph["symbols"]
            if "::SYNTHESIZED::" not in s["identifier"]["precise"]
-           and s["identifier"]["precise"] not in defaults]
+           and s["identifier"]["precise"] not in defaults
+           and s["kind"]["identifier"] != "swift.extension"]
+    if not own:
+        problems.append(f"{module}: no public symbol in its symbol graphs")
     pages, curated = {}, set()
     data = os.path.join(docs, f"{module}.doccarchive", "data", "documentation")
     for path in glob.glob(os.path.join(data, "**", "*.json"), recursive=True):
@@ -121,5 +138,7 @@ if problems:
 print(f"Every public symbol of {', '.join(modules)} is documented and curated.")
 PYTHON
 
-echo "Documentation archives: $PWD/$docs/TaskProgress.doccarchive"
-echo "                        $PWD/$docs/TaskProgressAdapters.doccarchive"
+echo "Documentation archives:"
+for module in "${modules[@]}"; do
+  echo "  $PWD/$docs/$module.doccarchive"
+done

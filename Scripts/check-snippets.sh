@@ -5,15 +5,17 @@
 #
 #   Scripts/check-snippets.sh      # about two minutes: one release build of every snippet
 #
-# What is checked: every ```swift block of README.md and of the .md files of both DocC catalogs,
-# Sources/TaskProgress/TaskProgress.docc and Sources/TaskProgressAdapters/TaskProgressAdapters.docc.
-# Blocks in other languages (```sh, ```text, a bare ```) are not Swift and are not checked.
+# What is checked: every ```swift block of README.md and of the .md files of the three DocC
+# catalogs, Sources/TaskProgress/TaskProgress.docc,
+# Sources/TaskProgressAdapters/TaskProgressAdapters.docc and
+# Sources/TaskProgressFoundation/TaskProgressFoundation.docc. Blocks in other languages (```sh,
+# ```text, a bare ```) are not Swift and are not checked.
 #
 # What is skipped, and listed as skipped:
 #   - a block that contains `import SwiftUI`, which does not exist on Linux;
 #   - a block right after an HTML comment `<!-- snippet: skip (reason) -->` (the comment is the
 #     nearest non-blank line before the fence). Use it only for what cannot compile by nature: a
-#     SwiftUI fragment without its import, a Package.swift fragment, Foundation networking.
+#     SwiftUI fragment without its import, a Package.swift fragment.
 #
 # How a block becomes code: each document is a module of its own in a fresh package that depends
 # on a copy of this repository, and each block a file of that module, so that a block may use
@@ -24,10 +26,17 @@
 #   - Statements, `let` and `var` included, go, in order, into the body of
 #     `@MainActor public func snippet_<line>() async throws`.
 #   - Imports: every file imports what any block of its document imports, or `TaskProgress` and
-#     `TaskProgressAdapters` when no block of the document imports anything.
+#     `TaskProgressAdapters` when no block of the document imports anything. An import that only
+#     some platforms have stays conditional, as the document writes it:
+#     `#if canImport(FoundationNetworking)`, `import FoundationNetworking`, `#endif`. The snippets
+#     are built for the platform the script runs on, so on Linux those that import Foundation
+#     compile against swift-corelibs-foundation and its FoundationNetworking.
 #   - Every file also imports SnippetSupport (Scripts/snippets/SnippetSupport.swift), which
 #     declares the few names the documents use without declaring them: `runner`, `recorder`,
-#     `objects`, `files`, `importFile(_:)`, `upload(_:)`, and their like.
+#     `objects`, `files`, `importFile(_:)`, `upload(_:)`, and their like. The files of a document
+#     that imports TaskProgressFoundation also import SnippetSupportFoundation
+#     (Scripts/snippets/SnippetSupportFoundation.swift), whose names are Foundation's types:
+#     `archiveURL`, `archiveFile`, `unpack(_:)`, `legacyImport(progress:)`.
 #   - `#sourceLocation` points every diagnostic at the Markdown file and line of the snippet.
 #   - Any compiler warning in a snippet fails the check. In particular an unused value, such as
 #     a token that is never used again, which an optimized build may release at once.
@@ -64,8 +73,10 @@ tar -C "$repo" --exclude=./.git --exclude=.build --exclude=.swiftpm -cf - . |
 
 echo "Extracting the snippets..."
 python3 Scripts/snippets/snippets.py generate "$repo" "$work/snippets" >"$work/runnable"
-mkdir -p "$work/snippets/Sources/SnippetSupport"
-cp Scripts/snippets/SnippetSupport.swift "$work/snippets/Sources/SnippetSupport/"
+for support in SnippetSupport SnippetSupportFoundation; do
+  mkdir -p "$work/snippets/Sources/$support"
+  cp "Scripts/snippets/$support.swift" "$work/snippets/Sources/$support/"
+done
 
 echo "Building them in release mode..."
 # SwiftPM's lock files for the package go to TMPDIR: keep them in the folder that is removed.
@@ -75,8 +86,8 @@ if ! swift build -c release --package-path "$work/snippets" 2>&1 | tee "$work/bu
   echo "error: a snippet does not compile; the errors above name its file and line" >&2
   exit 1
 fi
-# Diagnostics of the snippets name the Markdown file; those of the support file, its own path.
-if grep -E '^[^ ]*(\.md|SnippetSupport\.swift):[0-9]+:[0-9]+: warning:' "$work/build.log" |
+# Diagnostics of the snippets name the Markdown file; those of the support files, their own paths.
+if grep -E '^[^ ]*(\.md|SnippetSupport(Foundation)?\.swift):[0-9]+:[0-9]+: warning:' "$work/build.log" |
   sort -u >"$work/warnings" && [ -s "$work/warnings" ]; then
   echo >&2
   echo "error: snippets compile with warnings:" >&2

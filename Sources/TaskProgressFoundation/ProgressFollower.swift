@@ -54,11 +54,12 @@ extension TaskRunner.Reporter {
   /// - An indeterminate progress makes the reporter indeterminate, keeping its count.
   /// - A finished progress completes the reporter, and following ends.
   /// - A cancelled progress cancels the run, after the run shows the values read before.
-  /// - Cancelling the run cancels the progress, and so the work whose `cancellationHandler` it
-  ///   has.
+  /// - Cancelling the run cancels the progress, and so the work that its `cancellationHandler`
+  ///   stops, such as a `URLSessionTask`'s.
   ///
   /// The progress is read once more when the run's operation ends, so its last value reaches
-  /// the run's last state. A standalone reporter reads it whenever its ``progress`` is read.
+  /// the run's last state. A standalone reporter reads it whenever its
+  /// ``/TaskProgress/TaskRunner/Reporter/progress`` is read.
   /// Following returns at once; the operation waits for the work in its own way, such as the
   /// completion handler of the API that made the progress.
   ///
@@ -87,16 +88,14 @@ extension TaskRunner.Subprogress {
   /// An indeterminate progress adds 0 to its parent's fraction.
   ///
   /// ```swift
-  /// runner.start { reporter in
-  ///   reporter.report(totalCount: 10)
-  ///   let download = session.downloadTask(with: url) { location, response, error in
-  ///     // …
-  ///   }
-  ///   reporter.subprogress(assigningCount: 9).follow(download.progress)
-  ///   download.resume()
-  ///   // …
+  /// func importArchive(_ url: URL, subprogress: consuming TaskRunner.Subprogress) async throws {
+  ///   let progress = Progress(totalUnitCount: 100)
+  ///   subprogress.follow(progress)
+  ///   try await legacyUnpack(url, progress: progress)  // sets progress.completedUnitCount
   /// }
   /// ```
+  ///
+  /// <doc:WorkingWithFoundationProgress> follows a `URLSession` download this way.
   ///
   /// - Parameter progress: The progress to mirror.
   public consuming func follow(_ progress: Progress) {

@@ -36,7 +36,11 @@ extension TaskRunner {
   ///   pause and resume the run. Pausing and resuming the runner pause and resume the progress.
   ///
   /// The progress stands for one run: when the run ends, it no longer changes. Make another
-  /// for the next run.
+  /// for the next run. Two cases end it early:
+  ///
+  /// - When its count reaches its total while the run is still active, it is finished for good
+  ///   and takes no later values, as Foundation's parents count a finished child's units once.
+  /// - Cancelled before its run began, it stands for no run, and the next run is not cancelled.
   ///
   /// - Returns: A new progress, with no parent.
   public func makeProgress() -> Progress {
