@@ -2,20 +2,25 @@ public import Foundation
 public import TaskProgress
 
 /// Mirrors a `Foundation.Progress` into a reporter, read on the run's frames.
+///
+/// It holds the reporter weakly: what a run or a standalone reporter mirrors never keeps it
+/// alive, and a subprogress that follows lives as long as its parent keeps it unfinished.
 final class ProgressFollower: ProgressSource {
   let progress: Progress
-  let reporter: TaskRunner.Reporter
+  let reporter: TaskRunner.ReporterReference
 
-  init(progress: Progress, reporter: TaskRunner.Reporter) {
+  init(progress: Progress, reporter: TaskRunner.ReporterReference) {
     self.progress = progress
     self.reporter = reporter
   }
 
   func poll() -> ProgressSourceStatus {
+    guard let reporter = reporter.reporter else { return .ended }
     let reading = ProgressReading(progress)
     switch reading.report {
     case .counts(let completed, let total, let inFlight):
-      reporter.report(completed: completed, of: total, inFlight: inFlight)
+      // A cancelled progress's children are cancelled with it: what they did no longer counts.
+      reporter.report(completed: completed, of: total, inFlight: reading.isCancelled ? 0 : inFlight)
     case .indeterminate(let completed):
       reporter.reportIndeterminateClearingInFlight(completed: completed)
     }
@@ -39,7 +44,7 @@ extension TaskRunner.Reporter {
   ///
   /// ```swift
   /// runner.start { reporter in
-  ///   let progress = Progress(totalUnitCount: 100)
+  ///   let progress = Progress.discreteProgress(totalUnitCount: 100)
   ///   reporter.follow(progress)
   ///   try await legacyImport(progress: progress)  // sets progress.completedUnitCount
   /// }
@@ -54,27 +59,27 @@ extension TaskRunner.Reporter {
   /// - An indeterminate progress makes the reporter indeterminate, keeping its count.
   /// - A finished progress completes the reporter, and following ends.
   /// - A cancelled progress cancels the run, after the run shows the values read before.
-  /// - Cancelling the run cancels the progress, and so the work that its `cancellationHandler`
-  ///   stops, such as a `URLSessionTask`'s.
+  /// - Cancelling the run, or a failure of the run while the progress is unfinished, cancels
+  ///   the progress, and so the work that its `cancellationHandler` stops, such as a
+  ///   `URLSessionTask`'s.
   ///
   /// The progress is read once more when the run's operation ends, so its last value reaches
-  /// the run's last state. A standalone reporter reads it whenever its
-  /// ``/TaskProgress/TaskRunner/Reporter/progress`` is read.
-  /// Following returns at once; the operation waits for the work in its own way, such as the
-  /// completion handler of the API that made the progress.
+  /// the run's last state; a progress cancelled by then cancels the run. A standalone reporter
+  /// reads it whenever its ``/TaskProgress/TaskRunner/Reporter/progress`` is read. Following
+  /// returns at once; the operation waits for the work in its own way, such as the completion
+  /// handler of the API that made the progress. The reporter does not keep the progress alive
+  /// past its run, nor the progress the reporter.
+  ///
+  /// On Linux, swift-corelibs-foundation's `Progress` takes no lock: a reading on a frame while
+  /// another thread sets the progress may see one property before the change and another
+  /// after, until the next frame reads it again. Apple platforms' `Progress` is thread-safe.
   ///
   /// - Parameter progress: The progress to mirror. Following a progress whose run ended does
   ///   nothing, except that the progress of a cancelled run is cancelled.
   public func follow(_ progress: Progress) {
-    let follower = ProgressFollower(progress: progress, reporter: self)
-    // The first reading at once: the reporter shows the progress before the next frame.
-    let status = follower.poll()
-    guard status != .ended else { return }
-    guard addSource(follower) else {
-      if isCancelled {
-        progress.cancel()
-      }
-      return
+    let follower = ProgressFollower(progress: progress, reporter: reference)
+    if !addSource(follower), isCancelled {
+      progress.cancel()
     }
   }
 }
@@ -85,11 +90,12 @@ extension TaskRunner.Subprogress {
   ///
   /// The child's fraction is the progress's, times the count assigned to this share, in its
   /// parent's; when the progress finishes, the assigned count is added to the parent's count.
-  /// An indeterminate progress adds 0 to its parent's fraction.
+  /// An indeterminate progress adds 0 to its parent's fraction. A progress that never finishes,
+  /// because it is cancelled or the run ends first, never adds its share to the count.
   ///
   /// ```swift
   /// func importArchive(_ url: URL, subprogress: consuming TaskRunner.Subprogress) async throws {
-  ///   let progress = Progress(totalUnitCount: 100)
+  ///   let progress = Progress.discreteProgress(totalUnitCount: 100)
   ///   subprogress.follow(progress)
   ///   try await legacyUnpack(url, progress: progress)  // sets progress.completedUnitCount
   /// }
@@ -99,6 +105,8 @@ extension TaskRunner.Subprogress {
   ///
   /// - Parameter progress: The progress to mirror.
   public consuming func follow(_ progress: Progress) {
-    start(totalCount: nil).follow(progress)
+    // Kept by its parent while unfinished: the share joins the parent's count only when the
+    // progress finishes, not when the run ends or the progress is cancelled before.
+    startKeptByParent(totalCount: nil).follow(progress)
   }
 }

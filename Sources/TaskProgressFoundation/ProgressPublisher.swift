@@ -74,6 +74,15 @@ final class ProgressPublisher: ProgressRenderer {
   private(set) var phase = Phase.waiting
   /// Sets the progress's properties.
   let writer: PublishedProgressWriter
+  /// Whether the run was paused when the publisher last saw it.
+  private var runWasPaused = false
+  /// The run's total count when it last had one: what a finished progress counts to.
+  private var runTotal: Int64?
+  /// How many calls of the progress's handlers reached the main actor: what tests wait for.
+  private(set) var handledCalls = 0
+  /// Called after each call of the progress's handlers reached the main actor: what tests
+  /// wait with.
+  var didHandle: (() -> Void)?
 
   enum Phase: Equatable {
     /// Before the run it stands for began.
@@ -90,15 +99,15 @@ final class ProgressPublisher: ProgressRenderer {
     writer = PublishedProgressWriter(progress)
     progress.isCancellable = true
     progress.isPausable = true
-    // Foundation calls the handlers on a thread of its own; they hop to the main actor and act
-    // on what the progress says then, so that a late call does nothing.
-    progress.cancellationHandler = { [weak self] in
+    // Foundation may call the handlers on any thread, at once or later; they hop to the main
+    // actor and act on what the progress says then, so that a late call does nothing.
+    progress.cancellationHandler = { @Sendable [weak self] in
       Task { @MainActor in self?.progressCancelled() }
     }
-    progress.pausingHandler = { [weak self] in
+    progress.pausingHandler = { @Sendable [weak self] in
       Task { @MainActor in self?.progressPausedOrResumed() }
     }
-    progress.resumingHandler = { [weak self] in
+    progress.resumingHandler = { @Sendable [weak self] in
       Task { @MainActor in self?.progressPausedOrResumed() }
     }
   }
@@ -111,22 +120,21 @@ final class ProgressPublisher: ProgressRenderer {
     case .waiting:
       // The state of an earlier run is not this progress's.
       guard state.phase.isActive else { return }
+      guard !progress.isCancelled else {
+        end()  // cancelled before its run began: it stands for none
+        return
+      }
       phase = .bound
     case .bound:
       break
     }
     switch state {
     case .running(let progress), .paused(let progress):
+      runTotal = progress.totalCount.map(Int64.init) ?? runTotal
       writer.show(PublishedValues(progress))
-      if writer.values.isFinished {
-        // Finished, the progress no longer reaches a parent's fraction, which counts all of its
-        // pending units now: like a finished child reporter, it takes no later values.
-        end()
-        return
-      }
       syncPause(paused: state.phase == .paused)
     case .finished:
-      writer.show(writer.values.finished())
+      writer.show(PublishedValues.finished(total: runTotal))
       end()
     case .cancelled:
       end()
@@ -137,8 +145,11 @@ final class ProgressPublisher: ProgressRenderer {
   }
 
   func didDetach() {
-    phase = .ended
     token = nil
+    guard phase != .ended else { return }
+    // The runner went away: no run will come, or the one under way was cancelled with it.
+    phase = .ended
+    progress.cancel()
   }
 
   private func end() {
@@ -147,8 +158,13 @@ final class ProgressPublisher: ProgressRenderer {
     token = nil
   }
 
-  /// Pauses or resumes the progress as the run is; its handlers then find the run as it is.
+  /// Pauses or resumes the progress when the run pauses or resumes.
+  ///
+  /// Its handlers then find the run as it is. Only a change of the run's phase does: a pause
+  /// made on the progress, whose handler has not reached the runner yet, is left alone.
   private func syncPause(paused: Bool) {
+    guard paused != runWasPaused else { return }
+    runWasPaused = paused
     if paused, !progress.isPaused {
       progress.pause()
     } else if !paused, progress.isPaused {
@@ -157,6 +173,8 @@ final class ProgressPublisher: ProgressRenderer {
   }
 
   private func progressCancelled() {
+    handledCalls += 1
+    defer { didHandle?() }
     guard phase != .ended, progress.isCancelled else { return }
     if phase == .bound {
       runner?.cancel()
@@ -166,6 +184,8 @@ final class ProgressPublisher: ProgressRenderer {
   }
 
   private func progressPausedOrResumed() {
+    handledCalls += 1
+    defer { didHandle?() }
     guard phase == .bound, let runner else { return }
     if progress.isPaused {
       runner.pause()

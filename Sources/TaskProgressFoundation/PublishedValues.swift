@@ -20,44 +20,30 @@ struct PublishedValues: Equatable, Sendable {
   /// A progress that has not begun: indeterminate, with nothing done.
   static let notStarted = PublishedValues(completed: 0, total: -1)
 
-  /// The values that show `progress`.
+  /// The values that show `progress`, the progress of a run still active.
   ///
-  /// - Counts whose fraction is the run's are published as they are.
+  /// - Counts whose fraction is the run's are published as they are, unless they are complete.
   /// - A fraction that goes beyond the counts (unfinished children) is published in the run's
   ///   units, or in a whole fraction of them when the total is below 10,000: 3 of 4 units plus
   ///   half a unit under way is 8,750 of 10,000.
   /// - A bare fraction is published in ten-thousandths.
-  /// - A total of zero, which is complete, is `1` of `1`.
+  /// - Complete counts or a fraction of 1 are published one unit short of finished, in the same
+  ///   units, until the run finishes: a `Progress` that finishes is done for good, and the run
+  ///   may yet go on.
   /// - Indeterminate progress has a total of -1, and its count if it has one.
   init(_ progress: RunProgress) {
     guard let fraction = progress.fractionCompleted else {
       self.init(completed: Int64(progress.completedCount ?? 0), total: -1)
       return
     }
-    if let completed = progress.completedCount, let total = progress.totalCount {
-      guard total > 0 else {
-        self.init(completed: 1, total: 1)
-        return
-      }
-      if progress.fractionIsTheCounts {
-        self.init(completed: Int64(completed), total: Int64(total))
-        return
-      }
+    if let completed = progress.completedCount, let total = progress.totalCount,
+      progress.fractionIsTheCounts, completed < total
+    {
+      self.init(completed: Int64(completed), total: Int64(total))
+      return
     }
     let scale = PublishedValues.scale(for: progress.totalCount)
-    // A fraction of 1 beyond counts that are not complete (children promising more than the
-    // total) stays short of finished: the counts say there is work left.
-    let units = PublishedValues.units(fraction, of: scale)
-    let finishes = units == scale && progress.totalCount != nil
-    self.init(completed: finishes ? scale - 1 : units, total: scale)
-  }
-
-  /// Whether Foundation sees these values as finished.
-  ///
-  /// A count that reached a positive total is finished, and a finished child hands its pending
-  /// units to its parent for good.
-  var isFinished: Bool {
-    total > 0 && completed >= total
+    self.init(completed: PublishedValues.units(fraction, of: scale), total: scale)
   }
 
   /// The total a fraction is published in: the run's total, times the least whole number that
@@ -70,18 +56,28 @@ struct PublishedValues: Equatable, Sendable {
     return total64 * ((resolution + total64 - 1) / total64)
   }
 
-  /// `fraction` of `scale` units, rounded down, and below `scale` unless the fraction is 1.
+  /// `fraction` of `scale` units, rounded down, and below `scale`.
   private static func units(_ fraction: Double, of scale: Int64) -> Int64 {
-    guard fraction < 1 else { return scale }
     // A hair above the product before rounding down: 0.29 × 10,000 is 2899.9999999999995.
-    let units = Int64((fraction * Double(scale) * (1 + 1e-12)).rounded(.down))
-    return min(max(units, 0), scale - 1)
+    let units = (fraction * Double(scale) * (1 + 1e-12)).rounded(.down)
+    // Compared as a `Double`: near 2^63 the product may be beyond what an `Int64` holds.
+    guard units < Double(scale - 1) else { return scale - 1 }
+    return max(Int64(units), 0)
   }
 
-  /// The values of a finished run: its count reaches its total, or `1` of `1` without one.
-  func finished() -> PublishedValues {
-    total > 0
-      ? PublishedValues(completed: total, total: total) : PublishedValues(completed: 1, total: 1)
+  /// Whether Foundation sees these values as finished.
+  ///
+  /// A count that reached a positive total is finished, and a finished child hands its pending
+  /// units to its parent for good.
+  var isFinished: Bool {
+    total > 0 && completed >= total
+  }
+
+  /// The values of a finished run: its count reaches the run's last total, or `1` of `1`
+  /// without one (or with a total of zero).
+  static func finished(total: Int64?) -> PublishedValues {
+    let total = max(total ?? 1, 1)
+    return PublishedValues(completed: total, total: total)
   }
 
   /// One property set on the published progress.

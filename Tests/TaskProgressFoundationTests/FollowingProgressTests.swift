@@ -180,10 +180,144 @@ struct FollowingProgressTests {
       .running(RunProgress(completed: 3, of: 4)), .finished,
     ])
   }
+
+  @Test func aCancelledProgressInAStageDoesNotCompleteItsShare() async throws {
+    let progress = rootProgress(total: 10)
+    let run = await FollowingRun.start(on: runner, following: progress, assigning: (90, of: 100))
+    progress.completedUnitCount = 1
+    harness.clock.advance(by: frame)
+    progress.cancel()
+    harness.clock.advance(by: frame)
+    try recorder.expectStates([
+      .idle, .running(0),
+      .running(RunProgress(fractionCompleted: 0.09, completed: 0, of: 100)), .cancelled,
+    ])
+    run.proceed.open()
+  }
+
+  @Test func aFailedRunCancelsTheProgressItFollowsAndKeepsItsShareOut() async throws {
+    let progress = rootProgress(total: 10)
+    let state = await runner.run { reporter in
+      reporter.report(totalCount: 100)
+      reporter.subprogress(assigningCount: 90).follow(progress)
+      progress.completedUnitCount = 3
+      throw TestError()
+    }
+    #expect(state.phase == .failed)
+    #expect(progress.isCancelled)
+    try recorder.expectStates([
+      .idle, .running(0),
+      .running(RunProgress(fractionCompleted: 0.27, completed: 0, of: 100)), state,
+    ])
+  }
+
+  @Test func aProgressCancelledJustBeforeTheOperationEndsCancelsTheRun() async throws {
+    let progress = rootProgress(total: 10)
+    let state = await runner.run { reporter in
+      reporter.follow(progress)
+      progress.completedUnitCount = 4
+      progress.cancel()
+    }
+    #expect(state == .cancelled)
+    try recorder.expectStates([
+      .idle, .running(0), .running(RunProgress(completed: 4, of: 10)), .cancelled,
+    ])
+  }
+
+  @Test func aFinishedRunLeavesAProgressItStillFollowsAlone() async {
+    let progress = rootProgress(total: 10)
+    let state = await runner.run { reporter in
+      reporter.follow(progress)
+      progress.completedUnitCount = 4
+    }
+    #expect(state == .finished)
+    #expect(!progress.isCancelled)
+  }
+
+  /// The progress learns of the cancel after the run's end is published: what its `cancel()`
+  /// does, synchronously, finds the runner with observers told.
+  @Test func theProgressIsCancelledAfterObserversHearOfTheCancel() async {
+    let progress = CancelWatchingProgress()
+    progress.watch = { [runner, recorder] in (runner.state, recorder.states.last) }
+    let run = await FollowingRun.start(on: runner, following: progress)
+    runner.cancel()
+    #expect(progress.seen?.runner == .cancelled)
+    #expect(progress.seen?.observed == .cancelled)
+    run.proceed.open()
+  }
+
+  /// A source's cancel, answered after the drain, is for its own run: an observer of the
+  /// drained state that starts another run keeps it.
+  @Test func aSourcesCancelNeverReachesARunStartedMeanwhile() async throws {
+    let progress = rootProgress(total: 10)
+    let run = await FollowingRun.start(on: runner, following: progress)
+    let next = HoldingRun()
+    var restarted = false
+    let token = runner.observe { [runner] state in
+      guard !restarted, state == .running(RunProgress(completed: 4, of: 10)) else { return }
+      restarted = true
+      runner.reset()
+      runner.start { _ in await next.proceed.wait() }
+    }
+    progress.completedUnitCount = 4
+    progress.cancel()
+    harness.clock.advance(by: frame)
+    #expect(restarted)
+    #expect(runner.isRunning)
+    token.cancel()
+    run.proceed.open()
+    next.proceed.open()
+  }
+
+  @Test func aStandaloneReporterDoesNotKeepTheProgressItFollows() {
+    weak var weakProgress: Progress?
+    do {
+      let progress = rootProgress(total: 10)
+      weakProgress = progress
+      let reporter = TaskRunner.Reporter()
+      reporter.follow(progress)
+      progress.completedUnitCount = 5
+      #expect(reporter.progress == RunProgress(completed: 5, of: 10))
+    }
+    #expect(weakProgress == nil)
+  }
+
+  @Test func whatACancelledProgressesChildrenDidNoLongerCounts() {
+    let progress = rootProgress(total: 4)
+    let child = rootProgress(total: 2)
+    progress.addChild(child, withPendingUnitCount: 2)
+    child.completedUnitCount = 1
+    let reporter = TaskRunner.Reporter()
+    reporter.follow(progress)
+    #expect(reporter.progress == RunProgress(fractionCompleted: 0.25, completed: 0, of: 4))
+    progress.cancel()
+    #expect(reporter.progress == RunProgress(completed: 0, of: 4))
+    reporter.report(completed: 1, of: 4)
+    #expect(reporter.progress == RunProgress(completed: 1, of: 4))
+  }
 }
 
 /// A run that holds until the test lets it end.
 final class HoldingRun: Sendable {
   let started = Latch()
   let proceed = Latch()
+}
+
+/// A progress that notes what the runner and its observers show when it is cancelled.
+final class CancelWatchingProgress: Progress, @unchecked Sendable {
+  // Set and read on the main actor only, by the test that made it; `cancel()` is called there
+  // too, by the runner's end of the run. `@unchecked` because `Progress` is a class that
+  // Foundation declares `Sendable` itself.
+  nonisolated(unsafe) var watch: (@MainActor () -> (runner: RunState, observed: RunState?))?
+  nonisolated(unsafe) var seen: (runner: RunState, observed: RunState?)?
+
+  init() {
+    super.init(parent: nil, userInfo: nil)
+    totalUnitCount = 10
+  }
+
+  override func cancel() {
+    seen = MainActor.assumeIsolated { watch?() }
+    super.cancel()
+  }
 }

@@ -12,9 +12,17 @@ struct PublishedValuesTests {
   @Test(
     arguments: [
       (RunProgress(completed: 29, of: 100), PublishedValues(completed: 29, total: 100)),
-      (RunProgress(completed: 0, of: 0), PublishedValues(completed: 1, total: 1)),
+      // Complete counts and a fraction of 1 stay short of finished until the run finishes.
+      (RunProgress(completed: 0, of: 0), PublishedValues(completed: 9_999, total: 10_000)),
+      (RunProgress(completed: 8, of: 8), PublishedValues(completed: 9_999, total: 10_000)),
+      (RunProgress(completed: 3, of: 3), PublishedValues(completed: 10_001, total: 10_002)),
+      (
+        RunProgress(completed: 20_000, of: 20_000),
+        PublishedValues(completed: 19_999, total: 20_000)
+      ),
+      (RunProgress(completed: .max, of: .max), PublishedValues(completed: .max - 1, total: .max)),
       (RunProgress(fractionCompleted: 0.29), PublishedValues(completed: 2_900, total: 10_000)),
-      (RunProgress(fractionCompleted: 1), PublishedValues(completed: 10_000, total: 10_000)),
+      (RunProgress(fractionCompleted: 1), PublishedValues(completed: 9_999, total: 10_000)),
       (RunProgress.zero, PublishedValues(completed: 0, total: 10_000)),
       (.indeterminate(completed: 5), PublishedValues(completed: 5, total: -1)),
       (.indeterminate(), PublishedValues(completed: 0, total: -1)),
@@ -39,6 +47,19 @@ struct PublishedValuesTests {
     ])
   func aRunsProgressIsPublishedAs(progress: RunProgress, expected: PublishedValues) {
     #expect(PublishedValues(progress) == expected)
+  }
+
+  @Test func aFinishedRunCountsToItsLastTotal() {
+    #expect(PublishedValues.finished(total: 8) == PublishedValues(completed: 8, total: 8))
+    #expect(PublishedValues.finished(total: nil) == PublishedValues(completed: 1, total: 1))
+    #expect(PublishedValues.finished(total: 0) == PublishedValues(completed: 1, total: 1))
+  }
+
+  /// Near `Int.max`, a fraction times the total is beyond what an `Int64` holds: the units stay
+  /// one short of the total instead of trapping.
+  @Test func aFractionOfTheLargestTotalNeverTraps() {
+    let progress = RunProgress(fractionCompleted: 1 - 1e-13, completed: .max - 1, of: .max)
+    #expect(PublishedValues(progress) == PublishedValues(completed: .max - 1, total: .max))
   }
 
   @Test func aCountAloneIsOneStep() {

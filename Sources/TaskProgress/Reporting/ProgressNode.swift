@@ -77,15 +77,20 @@ final class ProgressNode: Sendable {
   @usableFromInline static let generationMask: UInt64 = 0b11 << 62
   @usableFromInline static let generationOne: UInt64 = 1 << 62
   @usableFromInline static let payloadMask: UInt64 = (1 << 62) - 1
+  /// The first of the total word's payloads that are modes rather than totals: 2^62 - 8,
+  /// whatever the width of `Int`.
+  @usableFromInline static let modeBase: UInt64 = (1 << 62) - 8
   /// Counts and totals below this are kept in the words; larger ones take a lock.
-  @usableFromInline static let countLimit = (1 << 62) - 8
+  ///
+  /// Where `Int` has 32 bits, every count but `Int.max` fits.
+  @usableFromInline static let countLimit = Int(clamping: modeBase)
   /// The total word's payloads that are modes rather than totals.
-  @usableFromInline static let fractionMode = UInt64(countLimit)
-  @usableFromInline static let indeterminateCountingMode = UInt64(countLimit) + 1
-  @usableFromInline static let indeterminateMode = UInt64(countLimit) + 2
-  @usableFromInline static let neverGivenMode = UInt64(countLimit) + 3
+  @usableFromInline static let fractionMode = modeBase
+  @usableFromInline static let indeterminateCountingMode = modeBase + 1
+  @usableFromInline static let indeterminateMode = modeBase + 2
+  @usableFromInline static let neverGivenMode = modeBase + 3
   /// The counts are too large for the words and wait in ``Shared/wide``.
-  static let wideMode = UInt64(countLimit) + 4
+  static let wideMode = modeBase + 4
 
   /// How many times a reader tries for a consistent reading before it gives up for this frame.
   static let readAttempts = 64
@@ -234,7 +239,8 @@ final class ProgressNode: Sendable {
 
   /// The completed count read as base plus added, modulo 2^62.
   static func completed(base word: UInt64, added: Int) -> Int {
-    Int((word &+ UInt64(bitPattern: Int64(added))) & payloadMask)
+    // Truncating: where `Int` has 32 bits, a count that fits in it is the low bits of the sum.
+    Int(truncatingIfNeeded: (word &+ UInt64(bitPattern: Int64(added))) & payloadMask)
   }
 
   /// Reads the total and count words as a pair of one generation; `nil` if a report was caught

@@ -5,15 +5,17 @@ import Synchronization
 ///
 /// A source is registered with ``TaskRunner/Reporter/addSource(_:)``. The runner polls it on
 /// every frame of the run, and once more when the run's operation ends, so the source's last
-/// value reaches the run's last state. A standalone reporter polls its sources when its
-/// ``TaskRunner/Reporter/progress`` is read.
+/// value reaches the run's last state. When the run is cancelled or fails, the runner tells the
+/// sources still polled, once the run's end is published. A standalone reporter polls its
+/// sources when its ``TaskRunner/Reporter/progress`` is read.
 package protocol ProgressSource: AnyObject, Sendable {
   /// Reads the source and reports what it read to its reporter.
   ///
   /// - Returns: Whether to keep polling, stop, or cancel the run.
   func poll() -> ProgressSourceStatus
 
-  /// The run was cancelled: the source cancels what it mirrors. It is not polled again.
+  /// The run was cancelled or failed: the source cancels what it mirrors. It is not polled
+  /// again.
   func runCancelled()
 }
 
@@ -80,19 +82,27 @@ final class ProgressSources: Sendable {
     return cancelRun
   }
 
-  /// The run's operation ended: a last poll, then no more sources.
+  /// The run's operation ended: a last poll, after which no source is added.
   ///
-  /// The sources are dropped, so that none keeps the run's reporters alive.
-  func close() {
-    _ = poll()
-    takeAll()
+  /// The sources stay, to be cancelled or dropped once the run's end is published.
+  ///
+  /// - Returns: Whether a source asks to cancel the run.
+  func finalPoll() -> Bool {
+    state.withLock { $0.isClosed = true }
+    return poll()
   }
 
-  /// The run was cancelled: every source is told, and dropped.
+  /// The run was cancelled or failed: every source is told, so that the work behind it stops,
+  /// and dropped.
   func cancel() {
     for source in takeAll() {
       source.runCancelled()
     }
+  }
+
+  /// The run finished: the sources are dropped, so that none keeps the run's reporters alive.
+  func drop() {
+    takeAll()
   }
 
   @discardableResult

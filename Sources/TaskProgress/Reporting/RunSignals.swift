@@ -62,7 +62,6 @@ final class RunSignals: Sendable {
   func cancel() {
     cancelled.store(true, ordering: .relaxed)
     resumeWaiters()
-    sources.cancel()
   }
 
   /// Pauses or resumes the run; resuming wakes the tasks waiting at checkpoints.

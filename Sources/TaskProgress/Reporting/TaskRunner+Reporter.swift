@@ -31,9 +31,14 @@ extension TaskRunner {
     let lifetime: ChildLifetime?
 
     /// The reporter of a run's root or of a started child.
-    init(node: ProgressNode) {
+    ///
+    /// - Parameters:
+    ///   - node: The root or the child.
+    ///   - endingChildOnRelease: For a child, whether this reporter's copies end it when the
+    ///     last goes away.
+    init(node: ProgressNode, endingChildOnRelease: Bool = true) {
       self.node = node
-      self.lifetime = node.isChild ? ChildLifetime(node) : nil
+      self.lifetime = node.isChild && endingChildOnRelease ? ChildLifetime(node) : nil
     }
 
     /// Creates a standalone reporter that belongs to no runner: for unit tests and previews of

@@ -31,9 +31,32 @@ extension TaskRunner.Reporter {
     reportIndeterminate(completed: completed)
   }
 
+  /// A reference to this reporter's progress that does not keep it: what a source holds, so
+  /// that neither a run nor a standalone reporter is kept alive by what it mirrors.
+  package var reference: TaskRunner.ReporterReference {
+    TaskRunner.ReporterReference(node)
+  }
+
   /// Polls the sources of the run this reporter belongs to: what a standalone reporter does
   /// before it is read.
   func pollSources() {
     _ = node.signals.sources.poll()
+  }
+}
+
+extension TaskRunner {
+  /// A reporter's progress, held weakly: a run's root lives as long as its run or its reporters,
+  /// a child as long as it is unfinished in its parent or its reporters live.
+  package struct ReporterReference: Sendable {
+    private weak let node: ProgressNode?
+
+    init(_ node: ProgressNode) {
+      self.node = node
+    }
+
+    /// A reporter of the progress, while it lives; releasing it never ends a child.
+    package var reporter: Reporter? {
+      node.map { Reporter(node: $0, endingChildOnRelease: false) }
+    }
   }
 }

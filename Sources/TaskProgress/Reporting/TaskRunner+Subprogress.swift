@@ -46,11 +46,22 @@ extension TaskRunner {
     ///   (unless it hands out subprogresses of its own, whose counts are then its total).
     /// - Returns: The child's reporter, with every method of the run's own.
     public consuming func start(totalCount: Int?) -> Reporter {
-      let parent = self.parent.take()
-      guard let parent else {
-        return Reporter()  // unreachable: a share is started once, then consumed
+      Reporter(node: startChild(totalCount: totalCount))
+    }
+
+    /// Starts the share as a child that only its parent keeps: releasing the reporter returned
+    /// does not end it, and its share joins the parent's count when its counts complete it.
+    package consuming func startKeptByParent(totalCount: Int?) -> Reporter {
+      Reporter(node: startChild(totalCount: totalCount), endingChildOnRelease: false)
+    }
+
+    /// Starts the share's child node.
+    private consuming func startChild(totalCount: Int?) -> ProgressNode {
+      guard let parent = self.parent.take() else {
+        // Unreachable: a share is started once, then consumed.
+        return ProgressNode(signals: RunSignals(updateInterval: nil))
       }
-      return Reporter(node: parent.startChild(assigned: assigned, totalCount: totalCount))
+      return parent.startChild(assigned: assigned, totalCount: totalCount)
     }
 
     deinit {

@@ -61,6 +61,13 @@ struct RunStateMachine: Sendable {
     /// The run's timing after its last report, when the operation ended it: what the estimate
     /// of that last report comes from.
     var timing: RunTiming? = nil
+    /// What the run's reporters mirrored, to let go of once the states are published: cancelled
+    /// when the run was cancelled or failed, so that the work behind them stops too.
+    let sources: ProgressSources
+    /// Whether the sources are cancelled, rather than only let go of.
+    var cancelsSources: Bool {
+      outcome.phase != .finished
+    }
   }
 
   /// What the runner carries out after `reset()`.
@@ -197,8 +204,9 @@ struct RunStateMachine: Sendable {
   ) -> RunEnd? {
     guard let active = activeRun, active.id == run else { return nil }
     var states: [RunState] = []
-    // The sources' last values first, then the reporters' last reports.
-    active.root.signals.sources.close()
+    // The sources' last values first, then the reporters' last reports. A source cancelled at
+    // the last moment cancels the run, as it would a frame earlier.
+    let sourceCancelled = active.root.signals.sources.finalPoll()
     if let state = drainReports(final: true, at: now) {
       states.append(state)
     }
@@ -206,6 +214,8 @@ struct RunStateMachine: Sendable {
     // Tasks of the run still waiting at a checkpoint go on, to find the run over.
     active.root.signals.setPaused(false)
     switch result {
+    case _ where sourceCancelled:
+      current = .cancelled
     case .success:
       current = .finished
     case .failure(let error):
@@ -213,7 +223,8 @@ struct RunStateMachine: Sendable {
     }
     states.append(state)
     return RunEnd(
-      cancelling: nil, states: states, waiters: active.waiters, outcome: state, timing: timing)
+      cancelling: nil, states: states, waiters: active.waiters, outcome: state, timing: timing,
+      sources: active.root.signals.sources)
   }
 
   /// Cancels the active run, or only `run` when given and still active.
@@ -221,7 +232,8 @@ struct RunStateMachine: Sendable {
     guard let active = activeRun, run == nil || run == active.id else { return nil }
     current = .cancelled
     return RunEnd(
-      cancelling: active, states: [.cancelled], waiters: active.waiters, outcome: .cancelled)
+      cancelling: active, states: [.cancelled], waiters: active.waiters, outcome: .cancelled,
+      sources: active.root.signals.sources)
   }
 
   /// Returns to idle, cancelling the active run first.
@@ -234,7 +246,7 @@ struct RunStateMachine: Sendable {
       return .endRunAndPublishIdle(
         RunEnd(
           cancelling: active, states: [.cancelled, .idle], waiters: active.waiters,
-          outcome: .cancelled))
+          outcome: .cancelled, sources: active.root.signals.sources))
     case .finished, .failed, .cancelled:
       current = .idle
       return .publishIdle

@@ -420,6 +420,13 @@ public final class TaskRunner {
     for waiter in end.waiters {
       waiter.resume(returning: end.outcome)
     }
+    // Last: what the sources do when cancelled (a `Progress`'s handlers, observers of its
+    // properties) finds the runner with the run's end published.
+    if end.cancelsSources {
+      end.sources.cancel()
+    } else {
+      end.sources.drop()
+    }
   }
 
   /// Retargets the display, delivers the states to observers and asks for frames while needed.
@@ -549,14 +556,17 @@ extension TaskRunner: FrameClient {
   func frame(at tickerTime: Duration) -> Bool {
     let now = time(tickerTime)
     // What the run's reporters mirror from elsewhere is read into them first.
+    let run = machine.activeRun?.id
     let sourceCancelled = activeSignals?.sources.poll() ?? false
     if let state = transition({ $0.drainReports(at: now) }) {
       stateChanged(publishing: [state], at: now)
     } else {
       updateEstimate(at: now)
     }
-    if sourceCancelled {
-      cancel()  // after the drain: observers see how far the run got, then that it was cancelled
+    if sourceCancelled, let run {
+      // After the drain: observers see how far the run got, then that it was cancelled. Only
+      // this run: an observer of the drained state may have started another.
+      cancel(run)
     }
     // While a run is active, renderers get every frame, so that an indeterminate bar, an ETA or a
     // throttled redraw can move even when the value does not.
