@@ -56,7 +56,8 @@ extension TaskRunner.Reporter {
   ///
   /// - The fraction is the progress's `fractionCompleted`, which counts its unfinished
   ///   children; the counts are its `completedUnitCount` and `totalUnitCount`, which do not.
-  /// - An indeterminate progress makes the reporter indeterminate, keeping its count.
+  /// - An indeterminate progress makes the reporter indeterminate, with its count if it counted
+  ///   any units.
   /// - A finished progress completes the reporter, and following ends.
   /// - A cancelled progress cancels the run, after the run shows the values read before.
   /// - Cancelling the run, or a failure of the run while the progress is unfinished, cancels
@@ -74,8 +75,9 @@ extension TaskRunner.Reporter {
   /// another thread sets the progress may see one property before the change and another
   /// after, until the next frame reads it again. Apple platforms' `Progress` is thread-safe.
   ///
-  /// - Parameter progress: The progress to mirror. Following a progress whose run ended does
-  ///   nothing, except that the progress of a cancelled run is cancelled.
+  /// - Parameter progress: The progress to mirror. Following a progress after the run ended
+  ///   does nothing, except that a run ended with ``/TaskProgress/TaskRunner/cancel()`` cancels
+  ///   it.
   public func follow(_ progress: Progress) {
     let follower = ProgressFollower(progress: progress, reporter: reference)
     if !addSource(follower), isCancelled {

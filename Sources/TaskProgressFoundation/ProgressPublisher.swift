@@ -39,8 +39,10 @@ extension TaskRunner {
   ///   pause and resume the run. Pausing and resuming the runner pause and resume the progress.
   ///
   /// The progress stands for one run: when the run ends, it no longer changes. Make another
-  /// for the next run. Cancelled before its run began, it stands for no run, and the next run
-  /// is not cancelled; released with its runner before a run, it is cancelled.
+  /// for the next run, and give its parent room for it: raise the parent's total, or add it to
+  /// a new parent. Cancelled before its run began, it stands for no run, and the next run is not
+  /// cancelled; released with its runner before a run, it is cancelled. The runner keeps each
+  /// progress it made until that progress's run ends.
   ///
   /// The progress is a leaf: add it to a parent, but add no children to it and don't make it
   /// current with `becomeCurrent(withPendingUnitCount:)`. Its total changes as the run's does,
@@ -81,7 +83,7 @@ final class ProgressPublisher: ProgressRenderer {
   let writer: PublishedProgressWriter
   /// Whether the run was paused when the publisher last saw it.
   private var runWasPaused = false
-  /// The run's total count when it last had one: what a finished progress counts to.
+  /// The run's total count as of its last progress: what a finished progress counts to.
   private var runTotal: Int64?
   /// How many calls of the progress's handlers reached the main actor: what tests wait for.
   private(set) var handledCalls = 0
@@ -135,7 +137,7 @@ final class ProgressPublisher: ProgressRenderer {
     }
     switch state {
     case .running(let progress), .paused(let progress):
-      runTotal = progress.totalCount.map(Int64.init) ?? runTotal
+      runTotal = progress.totalCount.map(Int64.init)
       writer.show(PublishedValues(progress))
       syncPause(paused: state.phase == .paused)
     case .finished:

@@ -50,8 +50,10 @@ struct ProgressReading: Equatable, Sendable {
   /// a `Progress` whose count exceeds its total has) is clamped.
   var report: Report {
     if isIndeterminate {
+      // A count of 0 says nothing: an indeterminate progress that counted nothing yet, such as
+      // a download whose size is unknown, shows no count.
       return .indeterminate(
-        completed: completedUnitCount >= 0 ? Int(clamping: completedUnitCount) : nil)
+        completed: completedUnitCount > 0 ? Int(clamping: completedUnitCount) : nil)
     }
     guard totalUnitCount > 0 else {
       // Determinate with no total: only a positive count of zero units, which is complete.

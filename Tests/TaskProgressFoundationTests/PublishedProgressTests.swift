@@ -132,6 +132,18 @@ struct PublishedProgressTests {
     run.proceed.open()
   }
 
+  @Test func aRunThatEndsOnABareFractionFinishesAtOneOfOne() async {
+    let progress = runner.makeProgress()
+    let run = await ReportingRun.start(on: runner)
+    run.reporter.report(completed: 3, of: 7)
+    harness.clock.advance(by: frame)
+    run.reporter.report(fractionCompleted: 0.29)
+    harness.clock.advance(by: frame)
+    run.proceed.open()
+    await runner.lastRunTask?.value
+    #expect(shown(progress) == (1, 1, 1))
+  }
+
   @Test func aFinishedRunFinishesTheProgressAtExactlyOne() async {
     let progress = runner.makeProgress()
     let run = await ReportingRun.start(on: runner)

@@ -71,7 +71,8 @@ final class ObserverRegistry<Event> {
     initialEvents: some Sequence<Event>, cancelsOnRelease: Bool = true,
     onDetach: (@MainActor () -> Void)? = nil, _ callback: @escaping @MainActor (Event) -> Void
   ) -> ObservationToken {
-    prune()
+    // No pruning here: a cancelled entry asks for it itself, and every round of delivery prunes
+    // when it ends, so that adding n observers costs O(n), not O(n²).
     let flag = CancellationFlag()
     let entry = Entry(flag: flag, callback: callback, onDetach: onDetach, lastSeen: lastSequence)
     entries.append(entry)
@@ -91,7 +92,9 @@ final class ObserverRegistry<Event> {
       callback(event)
     }
     isDelivering = wasDelivering
-    if !wasDelivering {
+    // Only what the initial events' callbacks published: an empty round would prune, a pass
+    // over every entry.
+    if !wasDelivering, !queue.isEmpty {
       drain()
     }
     return token

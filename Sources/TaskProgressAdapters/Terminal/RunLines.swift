@@ -182,9 +182,13 @@ struct RunLines {
 
   // MARK: - Text
 
-  /// The counts a percentage is computed from, exactly, when the work counts.
+  /// The counts a percentage is computed from, exactly, when the work counts and its fraction
+  /// is theirs; `nil` when unfinished children take the fraction beyond them, which the
+  /// percentage then shows, as the bar does.
   static func percentCounts(_ progress: RunProgress) -> ProgressLine.Counts? {
-    guard let completed = progress.completedCount, let total = progress.totalCount else {
+    guard progress.fractionIsTheCounts, let completed = progress.completedCount,
+      let total = progress.totalCount
+    else {
       return nil
     }
     return ProgressLine.Counts(completed: completed, total: total)

@@ -421,6 +421,22 @@ struct TerminalRendererTests {
     token.cancel()
   }
 
+  /// A stage under way takes the fraction beyond the counts: the percentage shows the fraction,
+  /// as the bar does, and the counts stay the units done.
+  @Test func aPercentageBeyondTheCountsIsTheFraction() {
+    let progress = RunProgress(fractionCompleted: 0.45, completed: 0, of: 100)
+    let terminal = MemoryTerminal(columns: 60)
+    let renderer = TerminalRenderer(label: "Stage", output: terminal)
+    renderer.render(
+      ProgressUpdate(reason: .stateChanged, state: .running(0), displayedProgress: 0, time: .zero))
+    renderer.render(
+      ProgressUpdate(
+        reason: .stateChanged, state: .running(progress), displayedProgress: 0.45,
+        time: .seconds(1)))
+    #expect(frames(terminal)[1].hasSuffix("▏  45%  0/100"))
+    renderer.didDetach()
+  }
+
   @Test func theRenderersUnitOverridesTheRunners() {
     let progress = RunProgress(completed: 1 << 30, of: 1 << 31)
     let updates = [
