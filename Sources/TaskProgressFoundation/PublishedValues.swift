@@ -65,14 +65,6 @@ struct PublishedValues: Equatable, Sendable {
     return max(Int64(units), 0)
   }
 
-  /// Whether Foundation sees these values as finished.
-  ///
-  /// A count that reached a positive total is finished, and a finished child hands its pending
-  /// units to its parent for good.
-  var isFinished: Bool {
-    total > 0 && completed >= total
-  }
-
   /// The values of a finished run: its count reaches the run's last total, or `1` of `1`
   /// without one (or with a total of zero).
   static func finished(total: Int64?) -> PublishedValues {

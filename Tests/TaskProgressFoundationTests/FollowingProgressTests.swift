@@ -103,16 +103,9 @@ struct FollowingProgressTests {
 
   @Test func aProgressFollowedAfterTheRunWasCancelledIsCancelledAtOnce() async throws {
     let progress = rootProgress(total: 10)
-    let reporterSlot = Locked<TaskRunner.Reporter?>(nil)
-    let run = HoldingRun()
-    runner.start { reporter in
-      reporterSlot.withLock { $0 = reporter }
-      run.started.open()
-      await run.proceed.wait()
-    }
-    await run.started.wait()
+    let run = await ReportingRun.start(on: runner)
     runner.cancel()
-    reporterSlot.withLock { $0 }?.follow(progress)
+    run.reporter.follow(progress)
     #expect(progress.isCancelled)
     run.proceed.open()
   }
@@ -251,13 +244,13 @@ struct FollowingProgressTests {
   @Test func aSourcesCancelNeverReachesARunStartedMeanwhile() async throws {
     let progress = rootProgress(total: 10)
     let run = await FollowingRun.start(on: runner, following: progress)
-    let next = HoldingRun()
+    let next = Latch()
     var restarted = false
     let token = runner.observe { [runner] state in
       guard !restarted, state == .running(RunProgress(completed: 4, of: 10)) else { return }
       restarted = true
       runner.reset()
-      runner.start { _ in await next.proceed.wait() }
+      runner.start { _ in await next.wait() }
     }
     progress.completedUnitCount = 4
     progress.cancel()
@@ -266,7 +259,7 @@ struct FollowingProgressTests {
     #expect(runner.isRunning)
     token.cancel()
     run.proceed.open()
-    next.proceed.open()
+    next.open()
   }
 
   @Test func aStandaloneReporterDoesNotKeepTheProgressItFollows() {
@@ -295,12 +288,6 @@ struct FollowingProgressTests {
     reporter.report(completed: 1, of: 4)
     #expect(reporter.progress == RunProgress(completed: 1, of: 4))
   }
-}
-
-/// A run that holds until the test lets it end.
-final class HoldingRun: Sendable {
-  let started = Latch()
-  let proceed = Latch()
 }
 
 /// A progress that notes what the runner and its observers show when it is cancelled.

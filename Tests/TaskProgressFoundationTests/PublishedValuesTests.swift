@@ -148,3 +148,10 @@ struct PublishedValuesTests {
     return PublishedValues(completed: Int64(random.next() % UInt64(total)), total: total)
   }
 }
+
+extension PublishedValues {
+  /// Whether Foundation sees these values as finished: a count that reached a positive total.
+  fileprivate var isFinished: Bool {
+    total > 0 && completed >= total
+  }
+}
