@@ -1,8 +1,9 @@
 // libFuzzer harness for the log file's line encoder; built by Scripts/fuzz.sh, not by SwiftPM.
 //
-// The input is read as the fields of a line (a time, a phase, a fraction, counts, a label and an
-// error description). The encoder must never trap, and its output must be one line of JSON that
-// decodes back to the same label and error.
+// The input is read as the fields of a line: a time, a phase, a fraction, counts, a unit (items
+// with any name), a rate, an estimate, an elapsed time, a message, a label and an error
+// description. The encoder must never trap, and its output must be one line of JSON that decodes
+// back to the same label, message and error.
 
 import Foundation
 
@@ -40,12 +41,19 @@ public func fuzzLogLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let completed = flags & 0x10 != 0 ? Int(reader.integer()) : nil
   let total = flags & 0x20 != 0 ? Int(reader.integer()) : nil
   let elapsed = flags & 0x40 != 0 ? Duration.nanoseconds(reader.integer()) : nil
+  let more = reader.byte()
+  let units: [ProgressUnit?] = [nil, .items, .bytes, .binaryBytes]
+  let unit = more & 0x04 != 0 ? ProgressUnit.items(named: reader.text()) : units[Int(more & 0x03)]
+  let throughput =
+    more & 0x08 != 0 ? Double(bitPattern: UInt64(bitPattern: reader.integer())) : nil
+  let eta = more & 0x10 != 0 ? Duration.nanoseconds(reader.integer()) : nil
+  let message = more & 0x20 != 0 ? reader.text() : nil
   let label = reader.text()
   let error = flags & 0x80 != 0 ? reader.text() : nil
 
   let line = LogLine(
     time: time, label: label, phase: phase, fraction: fraction, completed: completed, total: total,
-    elapsed: elapsed, error: error
+    unit: unit, throughput: throughput, eta: eta, elapsed: elapsed, message: message, error: error
   ).encoded()
 
   guard line.hasSuffix("\n"), line.dropLast().allSatisfy({ $0 != "\n" && $0 != "\r" }) else {
@@ -60,6 +68,9 @@ public func fuzzLogLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   }
   if !label.isEmpty, object["label"] as? String != label {
     fatalError("label did not survive: \(label.debugDescription) -> \(line.debugDescription)")
+  }
+  if let message, object["message"] as? String != message {
+    fatalError("message did not survive: \(message.debugDescription) -> \(line.debugDescription)")
   }
   if let error, object["error"] as? String != error {
     fatalError("error did not survive: \(error.debugDescription) -> \(line.debugDescription)")
