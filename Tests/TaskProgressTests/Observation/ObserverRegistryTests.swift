@@ -3,7 +3,7 @@ import Testing
 
 @testable import TaskProgress
 
-/// Contract point 9: every observer sees the same sequence, whatever the callbacks do.
+/// Every observer sees the same sequence of states, whatever the callbacks do.
 @MainActor
 @Suite("Observers", .timeLimit(.minutes(1)))
 struct ObserverRegistryTests {

@@ -22,7 +22,7 @@ struct ProgressTreeModelTests {
 
   // MARK: - The model
 
-  /// One reporter as the contract describes it, in plain values: no atomics, no generations, no
+  /// One reporter as the documentation describes it, in plain values: no atomics, no generations, no
   /// wide counts, no pruning.
   final class Node {
     /// What the reporter's last report said its size is.
@@ -153,7 +153,7 @@ struct ProgressTreeModelTests {
       leftTheExactRange || children.contains { $0.anyLeftTheExactRange }
     }
 
-    /// The contract's progress: counts plus the unfinished children's shares, over the total.
+    /// The documented progress: counts plus the unfinished children's shares, over the total.
     var progress: RunProgress {
       switch size {
       case .fraction(let fraction):
@@ -534,7 +534,7 @@ struct ProgressTreeModelTests {
 
   // MARK: - Found by the model
 
-  // Each of these disagreed with the contract in an earlier version of the library.
+  // Each of these disagreed with the model in an earlier version of the library.
 
   @Test func aChildWithoutATotalStillShowsItsSecondStage() {
     // A callee that does not know its size hands its stages subprogresses; the first ends.

@@ -1,8 +1,8 @@
 import TaskProgress
 import Testing
 
-/// The contract's Composition rules 1 to 4, read from standalone reporters: how a child's progress
-/// shows in its parent, what adds to a completed count, and when a child is finished.
+/// Composition read from standalone reporters: how a child's progress shows in its parent, what
+/// adds to a completed count, and when a child is finished.
 ///
 /// Every expected fraction here is exact in binary (quarters, eighths, sixteenths), so that the
 /// values compare with `==`.
@@ -32,7 +32,7 @@ struct SubprogressTests {
   /// A callee that decides it has nothing to do and never starts its subprogress.
   private static func skip(_ subprogress: consuming TaskRunner.Subprogress) {}
 
-  // MARK: - Rule 1: a reporter's fraction
+  // MARK: - A reporter's fraction
 
   @Test func aChildsFractionShowsInItsParentWeightedByItsAssignedCount() {
     let parent = TaskRunner.Reporter(totalCount: 10)
@@ -119,7 +119,7 @@ struct SubprogressTests {
     #expect(child.progress == RunProgress(completed: 1, of: 2))
   }
 
-  // MARK: - Rule 2: one completed count
+  // MARK: - One completed count
 
   @Test func completeAndFinishedChildrenAddToOneCount() {
     let parent = TaskRunner.Reporter(totalCount: 10)
@@ -278,7 +278,7 @@ struct SubprogressTests {
   }
 
   @Test func aLibraryFunctionTakesAnOptionalSubprogress() {
-    /// The contract's shape of a library function: callers who show no progress pass nothing.
+    /// The documented shape of a library function: callers who show no progress pass nothing.
     func hashFiles(
       _ files: [String], subprogress: consuming TaskRunner.Subprogress? = nil
     ) -> Int {

@@ -94,7 +94,7 @@ struct TaskRunnerConcurrencyTests {
     }
   }
 
-  // MARK: - Rule 6: over:maxConcurrency:
+  // MARK: - over:maxConcurrency:
 
   @Test(arguments: [2, 3, 5])
   func atMostMaxConcurrencyItemsAreInFlight(maxConcurrency: Int) async {
@@ -330,7 +330,7 @@ struct TaskRunnerConcurrencyTests {
     #expect(harness.recorder.states == [.idle, .running(0), .running(0.5), .finished])
   }
 
-  // MARK: - Rule 1: a run follows its children from .running(0)
+  // MARK: - A run follows its children from .running(0)
 
   @Test func aRootWithoutATotalFollowsItsOnlySubprogress() async {
     let harness = Harness()
@@ -381,7 +381,7 @@ struct TaskRunnerConcurrencyTests {
       ])
   }
 
-  // MARK: - Rule 4: the state carries the root's counts, and each share once
+  // MARK: - The state carries the root's counts, and each share once
 
   @Test func theStateShowsEachChildsShareInTheFractionOrTheCount() async {
     let harness = Harness()
@@ -525,7 +525,7 @@ struct TaskRunnerConcurrencyTests {
     withExtendedLifetime(children) {}
   }
 
-  // MARK: - Rule 5: reporters of an ended run are ignored
+  // MARK: - Reporters of an ended run are ignored
 
   @Test func reportsOfAFinishedRunAreIgnoredChildrenIncluded() async throws {
     let harness = Harness()

@@ -4,8 +4,8 @@ import Testing
 
 @testable import TaskProgress
 
-/// A small, obviously correct model of the contract's Runner section, and random event sequences
-/// that the runner must agree with after every event.
+/// A small, obviously correct model of the runner's documented states and transitions, and random
+/// event sequences that the runner must agree with after every event.
 ///
 /// Each sequence starts from a seed; a failure names the seed, and
 /// `TASKPROGRESS_MODEL_SEED=<seed> TASKPROGRESS_MODEL_SEQUENCES=1 swift test --filter TaskRunnerModel`
@@ -15,7 +15,7 @@ import Testing
 struct TaskRunnerModelTests {
   // MARK: - The model
 
-  /// What the contract says the runner holds, and what each observer has seen.
+  /// What the documented behaviour says the runner holds, and what each observer has seen.
   struct Model {
     /// A run the test started: its number, whether the runner still owns it, its script.
     struct Run {

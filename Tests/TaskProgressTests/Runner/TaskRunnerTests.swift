@@ -18,7 +18,7 @@ struct TaskRunnerTests {
     #expect(runner.updateInterval == .seconds(1) / 60)
   }
 
-  @Test func contractInitializersCompile() {
+  @Test func everyDocumentedInitializerCompiles() {
     _ = TaskRunner()
     _ = TaskRunner(animation: .easeInOut)
     _ = TaskRunner(animation: .instant, updateInterval: .milliseconds(50), clock: ManualClock())
