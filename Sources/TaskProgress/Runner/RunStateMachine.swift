@@ -29,8 +29,10 @@ struct RunStateMachine: Sendable {
     var progress: RunProgress
     /// The callers of `run` waiting for this run to end.
     var waiters: [CheckedContinuation<RunState, Never>]
-    /// Whether the run is paused.
-    var isPaused = false
+    /// Whether the run is paused: the flag its reporters read at checkpoints, kept in one place
+    /// and set only by ``RunStateMachine/pause(at:)``, ``RunStateMachine/resume(at:)`` and the
+    /// run's end.
+    var isPaused: Bool { root.signals.isPaused }
     /// The version of the run's status text that ``progress`` shows.
     var messageVersion: UInt64 = 0
     /// How long the run has been active, and how fast it goes.
@@ -170,7 +172,6 @@ struct RunStateMachine: Sendable {
   /// - Returns: The paused state, or `nil` when no run is running (none, or paused already).
   mutating func pause(at now: Duration = .zero) -> RunState? {
     guard case .active(var run) = current, !run.isPaused else { return nil }
-    run.isPaused = true
     run.timing.pause(at: now)
     run.root.signals.setPaused(true)
     current = .active(run)
@@ -183,7 +184,6 @@ struct RunStateMachine: Sendable {
   /// - Returns: The running state, or `nil` when no run is paused.
   mutating func resume(at now: Duration = .zero) -> RunState? {
     guard case .active(var run) = current, run.isPaused else { return nil }
-    run.isPaused = false
     run.timing.resume(at: now)
     run.root.signals.setPaused(false)
     current = .active(run)
