@@ -17,6 +17,21 @@ import ucrt
 #error("Unsupported platform")
 #endif
 
+/// The standard streams, kept open for the life of the program.
+public enum StandardStreams {
+  /// Opens `/dev/null` on each of descriptors 0, 1 and 2 that is closed.
+  ///
+  /// A program started with a standard stream closed (`heavy-task >&-`) would otherwise hand
+  /// that number to the next file it opens, a log file or a descriptor of the system's own, and
+  /// whatever it writes to standard output would go there. Call this first thing in `main`.
+  public static func reserve() {
+    for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+      // `open` returns the lowest free number, which is this one: the lower ones are open.
+      _ = open("/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY)
+    }
+  }
+}
+
 /// A key an example's interactive session understands.
 public enum Key: Equatable, Sendable {
   /// Return or Enter: press the button, start the run.

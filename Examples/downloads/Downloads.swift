@@ -24,6 +24,8 @@ import ucrt
 @main
 struct Downloads {
   static func main() async {
+    // A closed standard stream gets /dev/null, so that no file we open takes its number.
+    StandardStreams.reserve()
     // A reader that goes away (`downloads | head -1`) ends our writes, not the process.
     signal(SIGPIPE, SIG_IGN)
     let status = await run(Array(CommandLine.arguments.dropFirst()))

@@ -245,6 +245,9 @@ struct HeavyTaskTests {
     try running.process.run()
     let result = try #require(running.finish(within: .seconds(60)), "heavy-task did not end")
     #expect(result.output.isEmpty)
+    // Its lines went to /dev/null: the run went on to the end.
+    #expect(result.status == 0)
+    #expect(result.error.isEmpty)
     let lines = try String(contentsOf: url, encoding: .utf8).split(
       separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.last == "")  // every line ends with a newline
@@ -257,6 +260,8 @@ struct HeavyTaskTests {
       let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
       #expect(object?["label"] as? String == "heavy-task")
     }
+    #expect(records.last?.contains(#""phase":"finished""#) == true)
+    #expect(records.last?.contains(#""completed":5"#) == true)
   }
 
   @Test func aFIFOThatNoProcessReadsIsALogThatCannotBeWritten() throws {
@@ -282,6 +287,10 @@ struct HeavyTaskTests {
     ),
     ("/dev/full", "cannot write to log file '/dev/full': No space left on device"),
     ("/", "cannot open log file '/': Is a directory"),
+    (
+      "/no/such\nfolder/run.log",
+      "cannot open log file '/no/such\\nfolder/run.log': No such file or directory"
+    ),
   ]
 
   @Test(arguments: unwritableLogs)

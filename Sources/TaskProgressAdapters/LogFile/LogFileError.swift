@@ -65,6 +65,9 @@ public struct LogFileError: Error, Hashable, Sendable, CustomStringConvertible {
   }
 
   /// One line naming the operation, the path and the reason.
+  ///
+  /// A control character or a line separator in the path is escaped (`\n`, `\u{2028}`), so
+  /// the description stays one line whatever the path is.
   public var description: String {
     let verb =
       switch operation {
@@ -72,6 +75,21 @@ public struct LogFileError: Error, Hashable, Sendable, CustomStringConvertible {
       case .write: "write to"
       case .flush: "flush"
       }
-    return "cannot \(verb) log file '\(path)': \(reason)"
+    return "cannot \(verb) log file '\(LogFileError.oneLine(path))': \(reason)"
+  }
+
+  /// `text` with its control characters and line separators escaped.
+  static func oneLine(_ text: String) -> String {
+    var result = ""
+    for scalar in text.unicodeScalars {
+      if scalar.properties.generalCategory == .control || scalar == "\u{2028}"
+        || scalar == "\u{2029}"
+      {
+        result += scalar.escaped(asASCII: true)
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
   }
 }

@@ -307,6 +307,20 @@ struct LogFileRendererTests {
     }
   }
 
+  @Test func aPathWithLineBreaksIsNamedOnOneLine() throws {
+    let folder = try temporaryFolder().path
+    let path = folder + "/no\nsuch\r\u{2028}folder\t/run.log"
+    #expect {
+      _ = try LogFileRenderer(path: path)
+    } throws: { error in
+      guard let error = error as? LogFileError else { return false }
+      return error.path == path
+        && error.description
+          == "cannot open log file '\(folder)/no\\nsuch\\r\\u{2028}folder\\t/run.log': "
+          + "No such file or directory"
+    }
+  }
+
   @Test func aFolderIsAnError() throws {
     let path = try temporaryFolder().path
     #expect {
