@@ -12,68 +12,6 @@ public import TaskProgress
 ///   runner.start { reporter in try await download(file, reporter) }
 /// }
 /// ```
-///
-/// On an interactive terminal it keeps a *live area* at the bottom of the output: one bar for
-/// each member whose run is under way (running or paused), in the order the members joined, and
-/// a summary line. Each bar reads as a ``TerminalRenderer``'s does, with the label padded so that
-/// the bars line up (labels are cut at a third of the width), and every bar keeps one width for
-/// as long as the area is open:
-///
-/// ```
-/// disk.img   ▕████████▍       ▏  52%  1.8 GB / 3.4 GB  12.3 MB/s  ETA 2:10
-/// photos.zip ▕██▋             ▏  17%  120 MB / 700 MB  4.1 MB/s  ETA 2:21
-/// Total      ▕███████▍        ▏  46%  1.9 GB / 4.1 GB  16.4 MB/s  ETA 2:14  2 running, 3 finished
-/// ```
-///
-/// The summary line shows the group's ``/TaskProgress/TaskRunnerGroup/Summary``: its animated
-/// progress as the bar, its ``/TaskProgress/TaskRunnerGroup/Summary/fractionCompleted`` as the
-/// percentage, the units done when every runner's total is known, the speed, the time left, and
-/// how many runners are in each phase. Idle runners get no bar; they are counted in the summary.
-/// A runner that joins the group with its run under way is timed from then on: its final line
-/// says how long the renderer saw it run.
-///
-/// The area never takes more rows than the terminal has (``TerminalOutput/rows``, or 24 when it
-/// is unknown): when the bars do not fit, the first ones are shown, then `… 6 more`, then the
-/// summary. No line ever wraps: each is fitted to the terminal's width, one column short of it,
-/// so that the cursor never reaches the last column, where terminals wait to wrap (and where an
-/// erase would take the last character with it on some).
-///
-/// The area is redrawn in place on the group's frames, at most every ``redrawInterval``, at once
-/// when a run starts, pauses, resumes or ends or a runner joins or leaves, each time in a single
-/// write, and not at all when nothing on it changed. When a run ends, its final line (a full bar
-/// and `done in 2.1s`, or `failed after 0.6s: reason`, or `cancelled after 1.5s`) is written
-/// above the area, where the terminal's scrollback keeps it, with ``FinishedBars/keep``, or
-/// dropped with ``FinishedBars/clear``; either way the next runner's bar takes its place. Text
-/// given to ``print(_:)`` goes above the area too.
-///
-/// When no run is under way on two of the group's frames in a row (the group makes one more
-/// pass after its last run ends, so that a queue between two runs keeps its area), the summary
-/// line stays as the area's last line, the output goes on below it, and the cursor, hidden while the area is open, is shown again; a later run
-/// opens a new area. The cursor is also shown when the renderer is detached, when the group goes
-/// away, when ``restoreTerminal()`` is called, and, on a ``TerminalStream`` with
-/// `restoresTerminalOnSignals`, when the process exits or `SIGINT`, `SIGTERM` or `SIGHUP` ends
-/// it, as with ``TerminalRenderer``.
-///
-/// A terminal resized while the area is open gets every line fitted to its new size on the next
-/// frame. The renderer goes back to the area's first row by moving the cursor up by the rows it
-/// drew, which a terminal that rewraps its text when it gets narrower (most do; xterm does not)
-/// has made more: there, the wrapped ends of the old lines may stay above the new area, on the
-/// screen or in the scrollback, once for each narrowing.
-///
-/// Anywhere else (a pipe, a file, a terminal without escape sequences) it writes the plain
-/// lines of a ``TerminalRenderer`` for each runner, prefixed with its label, and one summary line
-/// each time the group stops being active:
-///
-/// ```
-/// disk.img: started
-/// photos.zip: started
-/// photos.zip: 10%  70.0 MB / 700 MB
-/// disk.img: 10%  340 MB / 3.4 GB
-/// ...
-/// photos.zip: finished in 51.0s  700 MB / 700 MB
-/// disk.img: failed after 60.2s at 43% 1.5 GB / 3.4 GB: connection reset
-/// Total: 17%  700 MB / 4.1 GB  1 finished, 1 failed
-/// ```
 @MainActor
 public final class TerminalGroupRenderer: GroupRenderer {
   /// What becomes of a runner's bar when its run ends.
@@ -261,7 +199,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// Takes in a member's update: its run begins, moves, pauses or ends.
   private func take(_ update: ProgressUpdate, at position: Int) {
     entries[position].latest = update
-    if update.state.phase != .idle {
+    // A run that begins, moves, pauses or resumes; not the frames of a bar that settles after
+    // its run ended, which would write the summary again on every frame.
+    if update.reason == .stateChanged, update.state.phase.isActive {
       hadActivity = true
     }
     let unit = self.unit ?? update.unit

@@ -109,9 +109,9 @@ private final class HeldWork {
   /// Starts the run; returns once it reported `completed` of `total`.
   init(
     _ label: String, in group: TaskRunnerGroup, clock: ManualClock, completed: Int,
-    of total: Int, failing: Bool = false
+    of total: Int, failing: Bool = false, animation: ProgressAnimation = .instant
   ) async {
-    runner = TaskRunner(animation: .instant, clock: clock)
+    runner = TaskRunner(animation: animation, clock: clock)
     recorder = StateRecorder(observing: runner)
     group.add(runner, label: label)
     let (reported, proceed) = (Latch(), self.proceed)
@@ -773,6 +773,29 @@ struct TerminalGroupRendererTests {
         "",
       ])
     #expect(!scene.terminal.output.contains("\r") && !scene.terminal.output.contains("\u{1B}"))
+  }
+
+  @Test(arguments: [ProgressAnimation.instant, .default])
+  func piped_theSummaryIsWrittenOnceWhileFinishedBarsSettleAndFramesGoOn(
+    animation: ProgressAnimation
+  ) async {
+    let clock = ManualClock()
+    let group = TaskRunnerGroup(clock: clock)
+    let terminal = MemoryTerminal(columns: 80, rows: 10, capabilities: .plain)
+    group.attach(TerminalGroupRenderer(output: terminal, restoresTerminalOnSignals: false))
+    let a = await HeldWork(
+      "a.bin", in: group, clock: clock, completed: 3, of: 4, animation: animation)
+    let b = await HeldWork(
+      "b.bin", in: group, clock: clock, completed: 1, of: 4, animation: animation)
+    clock.advance(by: frame)
+    await a.end()
+    await b.end()
+    // Long after the group settled: the bars' animations have long ended too.
+    for _ in 0..<300 {
+      clock.advance(by: frame)
+    }
+    #expect(
+      terminal.lines.filter { $0.hasPrefix("Total") } == ["Total: 100%  8/8  2 finished"])
   }
 
   @Test func piped_withoutASummaryLabelThereIsNoSummaryLine() {
