@@ -9,7 +9,8 @@
 /// final class StatusBarRenderer: ProgressRenderer {
 ///   let statusItem: StatusItem
 ///   func render(_ update: ProgressUpdate) {
-///     statusItem.title = "\(Int(update.displayedProgress * 100))%"
+///     // Rounded, not truncated: 0.29 * 100 is 28.999999999999996 in `Double`.
+///     statusItem.title = "\(Int((update.displayedProgress * 100).rounded()))%"
 ///   }
 /// }
 /// runner.attach(StatusBarRenderer(statusItem: item))

@@ -163,7 +163,7 @@ struct SubprogressTests {
     #expect(parent.progress == RunProgress(completed: 1, of: 4))
   }
 
-  // MARK: - Rules 3 and 4: when a child is finished, and what it adds
+  // MARK: - When a child is finished, and what it adds
 
   @Test func aChildFinishesWhenItsCountReachesItsTotalAndAddsItsShareOnce() {
     let parent = TaskRunner.Reporter(totalCount: 4)

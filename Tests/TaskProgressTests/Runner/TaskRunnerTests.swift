@@ -8,7 +8,7 @@ import Testing
 @MainActor
 @Suite("Task runner", .timeLimit(.minutes(1)))
 struct TaskRunnerTests {
-  // MARK: 1. A new runner
+  // MARK: - A new runner
 
   @Test func newRunnerIsIdleAndShowsZero() {
     let runner = TaskRunner()
@@ -36,7 +36,7 @@ struct TaskRunnerTests {
     #expect(await runner.run { _ in } == .finished)
   }
 
-  // MARK: 2. Starting
+  // MARK: - Starting
 
   @Test(arguments: [RunPhase.idle, .finished, .failed, .cancelled])
   func startFromAnyPhaseButRunningIsRunningAtZeroBeforeItReturns(phase: RunPhase) async {
@@ -66,7 +66,7 @@ struct TaskRunnerTests {
     #expect(harness.recorder.states == [.idle, .running(0), .running(0.4), .finished])
   }
 
-  // MARK: 3. Where and how the operation runs
+  // MARK: - Where and how the operation runs
 
   @Test func operationRunsOffTheMainActor() async {
     let runner = TaskRunner(clock: ManualClock())
@@ -158,7 +158,7 @@ struct TaskRunnerTests {
     #expect(harness.recorder.states == [.idle, .running(0), .finished])
   }
 
-  // MARK: 4. Coalescing
+  // MARK: - Coalescing
 
   @Test func manyReportsBetweenFramesAreDeliveredOnceWithTheLatestValue() async {
     let harness = Harness()
@@ -293,7 +293,7 @@ struct TaskRunnerTests {
     #expect(clock.scheduledWakeUps == 0)
   }
 
-  // MARK: 5. How a run ends
+  // MARK: - How a run ends
 
   @Test func returningFinishes() async {
     let harness = Harness()
@@ -352,7 +352,7 @@ struct TaskRunnerTests {
     #expect(harness.recorder.states == [.idle, .running(0), .running(0.5), .finished])
   }
 
-  // MARK: 6. Cancelling
+  // MARK: - Cancelling
 
   @Test func cancelWhileRunningIsImmediateAndCancelsTheOperationsTask() async {
     let harness = Harness()
@@ -452,7 +452,7 @@ struct TaskRunnerTests {
     #expect(sawCancellation.isOpen)
   }
 
-  // MARK: 7. Resetting
+  // MARK: - Resetting
 
   @Test(arguments: [RunPhase.finished, .failed, .cancelled])
   func resetFromATerminalPhaseGoesIdle(phase: RunPhase) async {
@@ -496,7 +496,7 @@ struct TaskRunnerTests {
     #expect(harness.recorder.states == [.idle])
   }
 
-  // MARK: 8. Awaiting a run
+  // MARK: - Awaiting a run
 
   @Test func runReturnsTheTerminalStateOfTheRunItStarted() async {
     let runner = TaskRunner(clock: ManualClock())
