@@ -6,12 +6,11 @@ import Glibc
 import Musl
 #elseif canImport(Android)
 import Android
-#elseif canImport(WASILibc)
-import WASILibc
-#elseif os(Windows)
-import ucrt
+#elseif os(Windows) || os(WASI)
+// The terminal's size comes from ioctl(TIOCGWINSZ), which these platforms do not have.
+#error("TaskProgressAdapters needs a POSIX terminal (isatty, ioctl): not on this platform")
 #else
-#error("Unsupported platform")
+#error("Unsupported platform: TaskProgressAdapters needs a POSIX C library")
 #endif
 
 /// Where a ``TerminalRenderer`` writes, and what the destination can show.

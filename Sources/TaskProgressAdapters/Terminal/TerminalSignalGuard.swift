@@ -8,12 +8,12 @@ import Glibc
 import Musl
 #elseif canImport(Android)
 import Android
-#elseif canImport(WASILibc)
-import WASILibc
-#elseif os(Windows)
-import ucrt
+#elseif os(Windows) || os(WASI)
+// The cursor comes back on SIGINT, SIGTERM and SIGHUP through sigaction, which these platforms
+// do not have.
+#error("TaskProgressAdapters needs POSIX signals (sigaction): not on this platform")
 #else
-#error("Unsupported platform")
+#error("Unsupported platform: TaskProgressAdapters needs a POSIX C library")
 #endif
 
 /// Shows the cursor again if the process is interrupted, terminated or exits while a bar hides it.
