@@ -50,31 +50,6 @@ extension TaskRunner.Reporter {
   /// }
   /// ```
   ///
-  /// The runner reads the progress on its frames, as it reads reports, so a `Progress` updated
-  /// a million times a second costs the main actor one reading per frame; nothing is observed
-  /// on the thread that updates it. Each reading replaces this reporter's counts:
-  ///
-  /// - The fraction is the progress's `fractionCompleted`, which counts its unfinished
-  ///   children; the counts are its `completedUnitCount` and `totalUnitCount`, which do not.
-  /// - An indeterminate progress makes the reporter indeterminate, with its count if it counted
-  ///   any units.
-  /// - A finished progress completes the reporter, and following ends.
-  /// - A cancelled progress cancels the run, after the run shows the values read before.
-  /// - Cancelling the run, or a failure of the run while the progress is unfinished, cancels
-  ///   the progress, and so the work that its `cancellationHandler` stops, such as a
-  ///   `URLSessionTask`'s.
-  ///
-  /// The progress is read once more when the run's operation ends, so its last value reaches
-  /// the run's last state; a progress cancelled by then cancels the run. A standalone reporter
-  /// reads it whenever its ``/TaskProgress/TaskRunner/Reporter/progress`` is read. Following
-  /// returns at once; the operation waits for the work in its own way, such as the completion
-  /// handler of the API that made the progress. The reporter does not keep the progress alive
-  /// past its run, nor the progress the reporter.
-  ///
-  /// On Linux, swift-corelibs-foundation's `Progress` takes no lock: a reading on a frame while
-  /// another thread sets the progress may see one property before the change and another
-  /// after, until the next frame reads it again. Apple platforms' `Progress` is thread-safe.
-  ///
   /// - Parameter progress: The progress to mirror. Following a progress after the run ended
   ///   does nothing, except that a run ended with ``/TaskProgress/TaskRunner/cancel()`` cancels
   ///   it.

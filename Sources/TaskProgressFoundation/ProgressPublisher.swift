@@ -9,46 +9,6 @@ extension TaskRunner {
   /// `addChild(_:withPendingUnitCount:)`, show it in an `NSProgressIndicator` or a
   /// `ProgressView(_:)`, or return it from a `ProgressReporting` type.
   ///
-  /// ```swift
-  /// let overall = Progress(totalUnitCount: 10)
-  /// overall.addChild(runner.makeProgress(), withPendingUnitCount: 10)
-  /// runner.start { reporter in
-  ///   for index in 1...100 {
-  ///     try await Task.sleep(for: .milliseconds(10))
-  ///     reporter.report(completed: index, of: 100)
-  ///   }
-  /// }
-  /// ```
-  ///
-  /// The progress shows the run's state as Foundation expresses it:
-  ///
-  /// - The run's counts are its `completedUnitCount` and `totalUnitCount`. A fraction that is
-  ///   not its counts' own, a bare fraction or one with unfinished children beyond the counts,
-  ///   is published in units of at most 1/10,000: `4,250` of `10,000`.
-  /// - Indeterminate progress has a total of -1; a run that has not started is indeterminate.
-  /// - It finishes when the run does, and not before: complete counts while the run is still
-  ///   active are published one unit of 1/10,000 short (`9,999` of `10,000`), since a
-  ///   `Progress` that finishes is done for good and the run may go on. When the run finishes,
-  ///   its count reaches the run's total. A cancelled run cancels the progress. A run that
-  ///   fails leaves it where the run stopped, unfinished.
-  /// - Its total and count are set in an order that never lifts a parent's fraction above both
-  ///   its value before and its value after, and never finishes it early: a `Progress` that
-  ///   finishes hands its pending units to its parent for good. A new total is set by way of
-  ///   -1, so a parent reads 0 from the progress for the instant between the two.
-  /// - Cancelling the progress (or a parent of it) cancels the run; pausing and resuming it
-  ///   pause and resume the run. Pausing and resuming the runner pause and resume the progress.
-  ///
-  /// The progress stands for one run: when the run ends, it no longer changes. Make another
-  /// for the next run, and give its parent room for it: raise the parent's total, or add it to
-  /// a new parent. Cancelled before its run began, it stands for no run, and the next run is not
-  /// cancelled; released with its runner before a run, it is cancelled. The runner keeps each
-  /// progress it made until that progress's run ends.
-  ///
-  /// The progress is a leaf: add it to a parent, but add no children to it and don't make it
-  /// current with `becomeCurrent(withPendingUnitCount:)`. Its total changes as the run's does,
-  /// and swift-corelibs-foundation rescales a progress's children by every change of its
-  /// total, which breaks them.
-  ///
   /// - Returns: A new progress, with no parent.
   public func makeProgress() -> Progress {
     makeProgressPublisher().progress

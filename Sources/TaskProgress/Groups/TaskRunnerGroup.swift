@@ -7,26 +7,7 @@ public import Observation
 /// 3 GB download counts three times a 1 GB one) or equally, how many runners are in each phase,
 /// and a speed and time remaining for all of the work, idle runners' included. Like a runner it
 /// is isolated to the main actor and observable both through ``observe(_:)`` and through the
-/// Observation framework, so a SwiftUI view reads it directly:
-///
-/// ```swift
-/// struct DownloadsView: View {
-///   @State private var group = TaskRunnerGroup()
-///
-///   var body: some View {
-///     ProgressView(value: group.displayedProgress)
-///     Text(group.counts.description)  // "3 running, 5 finished"
-///     List(group.members) { member in
-///       ProgressView(member.label, value: member.runner.displayedProgress)
-///     }
-///   }
-/// }
-/// ```
-///
-/// Runners join and leave at any time, and a runner may be in several groups. The group
-/// computes its sums once per frame, in one pass over its runners after their own frames: a
-/// thousand runners cost one pass, and nothing runs while no runner moves. Runners on another
-/// clock than the group's are summed up one frame later.
+/// Observation framework, so a SwiftUI view reads it directly.
 @MainActor
 @Observable
 public final class TaskRunnerGroup {

@@ -6,10 +6,6 @@ import Synchronization
 /// keep it as long as you want them. A token from ``TaskRunner/attach(_:)`` stops them only when
 /// it is cancelled: the runner keeps the renderer attached for as long as the runner lives.
 ///
-/// Cancelling takes effect at once, even in the middle of a round of notifications: an observer
-/// whose token is cancelled (or released) by an earlier observer's callback gets no further call.
-/// A token may be cancelled or released from any thread.
-///
 /// ```swift
 /// @MainActor final class Model {
 ///   var tokens: Set<ObservationToken> = []

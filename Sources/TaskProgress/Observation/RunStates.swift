@@ -24,24 +24,6 @@ extension TaskRunner {
 /// ``AsyncIterator/next(isolation:)`` is first called. It yields the state the runner has then,
 /// followed by the states ``TaskRunner/observe(_:)`` delivers, in the same order: a consumer that
 /// keeps up sees every one of them.
-///
-/// A consumer slower than the runner misses no transition, and what waits for it grows with the
-/// transitions, not with the reports: while states wait, a new `.running` (or `.paused`) state
-/// replaces the last waiting state if that one has the same phase, and every other state joins
-/// the queue. So a consumer that falls behind gets the latest progress of each stretch of running
-/// or pausing, and every state around them; two iterators over one runner see the same
-/// transitions, with as much of the progress between them as each keeps up with:
-///
-/// ```
-/// runner:   idle  running(0) running(0.4) running(0.8) finished idle running(0)
-/// waiting:  idle  running(0.8)                         finished idle running(0)
-/// ```
-///
-/// The sequence ends when the runner is deallocated, after the states it published on the way
-/// (`.cancelled`, if a run was active), and when the iterating task is cancelled, at once,
-/// dropping the states that were waiting. Neither the sequence nor its iterators keep the runner
-/// alive: a sequence whose runner is gone before iteration begins is empty. An iterator that is
-/// released ends its registration.
 public struct RunStates: AsyncSequence, Sendable {
   /// A state of the runner.
   public typealias Element = RunState

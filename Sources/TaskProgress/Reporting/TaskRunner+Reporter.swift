@@ -7,23 +7,6 @@ extension TaskRunner {
   /// that grows. The runner reads the latest value at most once per update interval, so a loop
   /// that reports a million times a second costs the main actor no more than one that reports
   /// sixty times.
-  ///
-  /// ```swift
-  /// runner.start { reporter in
-  ///   for (index, file) in files.enumerated() {
-  ///     try await upload(file)
-  ///     reporter.report(completed: index + 1, of: files.count)
-  ///   }
-  /// }
-  /// ```
-  ///
-  /// Work with stages or concurrent parts hands each part a ``TaskRunner/Subprogress`` with
-  /// ``subprogress(assigningCount:)``; the part starts it and gets a reporter of its own, a
-  /// *child*, whose progress shows in this one's. Every reporter has every method here.
-  ///
-  /// Bad input never traps and never poisons the state: NaN and the infinities are ignored,
-  /// fractions are clamped to `0...1`, counts to `0...total`, and a `total` of zero or less
-  /// means complete. Reports made after the run ended, or by a cancelled run, are ignored.
   public struct Reporter: Sendable {
     /// The reporter's progress: the run's root, a started child, or a standalone root.
     @usableFromInline let node: ProgressNode
@@ -215,17 +198,7 @@ extension TaskRunner {
     /// gives other tasks a turn when they need one.
     ///
     /// Call it between steps of work that does not suspend by itself, instead of sprinkling
-    /// `try Task.checkCancellation()` and `await Task.yield()` through the loop. Work that keeps
-    /// every thread of Swift's cooperative pool busy without suspending holds up every other
-    /// task, the runner's frames among them, since waking from a sleep needs a pool thread. A
-    /// checkpoint yields while the runner's frame is overdue, so that observers keep hearing
-    /// from the run, and otherwise once every 10 ms across the run, so that other tasks get a
-    /// turn. ``TaskRunner/start(priority:over:perform:)`` checks cancellation and yields between
-    /// items for you.
-    ///
-    /// While the run is paused (``TaskRunner/pause()``), a checkpoint suspends until it resumes,
-    /// without holding a thread; it throws `CancellationError` if the run is cancelled or the
-    /// calling task is cancelled meanwhile.
+    /// `try Task.checkCancellation()` and `await Task.yield()` through the loop:
     ///
     /// ```swift
     /// runner.start { reporter in
@@ -236,8 +209,6 @@ extension TaskRunner {
     ///   }
     /// }
     /// ```
-    ///
-    /// A checkpoint costs a clock read and two atomic loads when it does not wait or yield.
     public func checkpoint() async throws(CancellationError) {
       try checkCancellation()
       try await waitIfPaused()
@@ -261,10 +232,7 @@ extension TaskRunner {
     ///
     /// The run's state carries the latest message any of its reporters set, in
     /// ``RunProgress/message``, and like counts it reaches observers at the next frame: a loop
-    /// may set it on every step. Setting the text the run shows already costs no lock, only a
-    /// few atomic loads, when it is the same `String` value or a text of at most 15 UTF-8 bytes;
-    /// an equal longer text built anew, such as an interpolation, takes a lock briefly and
-    /// changes nothing. A new text takes the lock once. `nil` clears the text.
+    /// may set it on every step. `nil` clears the text.
     ///
     /// ```swift
     /// runner.start { reporter in

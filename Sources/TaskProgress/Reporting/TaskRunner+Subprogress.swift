@@ -5,23 +5,6 @@ extension TaskRunner {
   /// ``start(totalCount:)`` once it knows its size and reports to the reporter it gets back. A
   /// subprogress can't be copied, so a share is started at most once; one that is dropped
   /// without being started counts as done, so its parent still reaches 1.0.
-  ///
-  /// A library function takes an optional subprogress, so that callers who don't show
-  /// progress pass nothing:
-  ///
-  /// ```swift
-  /// func hashFiles(
-  ///   _ files: [String], subprogress: consuming TaskRunner.Subprogress? = nil
-  /// ) async throws -> [String: UInt64] {
-  ///   let reporter = subprogress?.start(totalCount: files.count)
-  ///   var digests: [String: UInt64] = [:]
-  ///   for file in files {
-  ///     digests[file] = try await hash(file)
-  ///     reporter?.complete(count: 1)
-  ///   }
-  ///   return digests
-  /// }
-  /// ```
   public struct Subprogress: ~Copyable, Sendable {
     /// The reporter's node the share belongs to, until the share is started.
     private var parent: ProgressNode?

@@ -3,26 +3,7 @@ extension TaskRunner {
   /// actor: the main actor.
   ///
   /// The run shows in the runner's state as any other: `.running` while the operation works,
-  /// then `.finished`, `.failed` or `.cancelled`. This call maps the end of the run as `run`
-  /// does:
-  ///
-  /// - the operation returns: `.finished`, and this returns its value;
-  /// - it throws: `.failed(error)`, and this throws the same error;
-  /// - it throws `CancellationError`, or the run is cancelled (``cancel()``, ``reset()``, or the
-  ///   task that awaits this being cancelled): `.cancelled`, and this throws
-  ///   `CancellationError`, even if the operation returned a value after the cancel.
-  ///
-  /// ```swift
-  /// let lineCount = try await runner.perform { reporter in
-  ///   var lines = 0
-  ///   for (index, chunk) in chunks.enumerated() {
-  ///     try await reporter.checkpoint()
-  ///     lines += chunk.count(where: { $0 == UInt8(ascii: "\n") })
-  ///     reporter.report(completed: index + 1, of: chunks.count)
-  ///   }
-  ///   return lines
-  /// }
-  /// ```
+  /// then `.finished`, `.failed` or `.cancelled`.
   ///
   /// - Parameters:
   ///   - priority: The priority of the operation's task; `nil` for the default.

@@ -5,25 +5,7 @@ public import Observation
 ///
 /// A runner is a small state machine, `idle → running(progress) → finished | failed | cancelled`,
 /// isolated to the main actor and observable both through ``observe(_:)`` and through the
-/// Observation framework, so SwiftUI reads it directly:
-///
-/// ```swift
-/// struct MyView: View {
-///   @State private var runner = TaskRunner()
-///
-///   var body: some View {
-///     Button("Perform a Heavy Task") {
-///       runner.start(over: objects) { object in try await object.someTask() }
-///     }
-///     .disabled(runner.isActive)
-///     ProgressView(value: runner.displayedProgress)
-///   }
-/// }
-/// ```
-///
-/// The operation runs off the main actor and reports through a ``Reporter`` as often as it likes;
-/// the runner reads the latest report once per frame. Every runner on the same clock shares one
-/// frame timer.
+/// Observation framework, so SwiftUI reads it directly.
 @MainActor
 @Observable
 public final class TaskRunner {

@@ -3,40 +3,6 @@
 /// A unit turns counts and rates into short text for a progress line or a log, without
 /// Foundation and the same in every locale: `.` is the decimal point and there are no digit
 /// group separators.
-///
-/// | Unit | ``format(_:)`` | ``format(completed:of:)`` | ``format(throughput:)`` |
-/// | --- | --- | --- | --- |
-/// | ``items`` | `1050195871` | `29/100` | `24.5 it/s`, `1.2k it/s`, `0.50 it/s` |
-/// | `items(named: "files")` | `1050195871` | `29/100` | `24.5 files/s` |
-/// | ``bytes`` | `999 B`, `1.2 GB` | `1.2 GB / 3.4 GB` | `512 B/s`, `12.3 MB/s` |
-/// | ``binaryBytes`` | `1023 B`, `1.1 GiB` | `1.1 GiB / 3.2 GiB` | `11.7 MiB/s` |
-///
-/// Items are counted exactly: a count is the whole integer, and a pair is `completed/total`.
-/// The name of named items appears in rates only.
-///
-/// Bytes below one multiple (1000 for ``bytes``, 1024 for ``binaryBytes``) are a whole number
-/// of `B`. Larger amounts take the prefix that brings them below the multiple (kB, MB, GB, TB,
-/// PB, EB, or KiB, MiB, GiB, TiB, PiB, EiB) and are shown with a space before the unit:
-///
-/// - Below 100 with one decimal, `1.2 GB`, `12.3 MB`; from 100 with none, `123 MB`.
-/// - Rounded half away from zero on the digit shown; the number of decimals follows the rounded
-///   value, so 99.96 MB is `100 MB`, never `100.0 MB`.
-/// - An amount that rounds up to the multiple takes the next prefix: 999,950 bytes is `1.0 MB`,
-///   never `1000.0 kB`, and 1,048,575 bytes is `1.0 MiB`.
-/// - Binary amounts stay below 1024 rather than 1000, the way `1023 B` does: from 1000 they are
-///   shown with no decimals, four digits, so 1,058,013,184 bytes is `1009 MiB`.
-///
-/// Rates follow the same rule. Items glue an SI prefix (k, M, G, T, P, E) to the number from
-/// 1000 up, `1.2k it/s` and `139M it/s`, and show two decimals below one, `0.50 it/s`. A rate
-/// beyond what the largest prefix holds below the multiple stays in that prefix, with no
-/// decimals and as many digits as it takes: `1e30` items per second is
-/// `1000000000000E it/s`. Past the integers a `Double` holds exactly, the digits that
-/// identify the rate are followed by zeros.
-///
-/// Negative counts are shown as 0; negative rates, NaN and the infinities as a rate of 0.
-///
-/// Units are equal when they format alike: `.items == .items(named: "it")`, and so is
-/// `.items(named: "")`.
 public struct ProgressUnit: Hashable, Sendable, CustomStringConvertible {
   private enum Kind: Hashable, Sendable {
     /// Items, with the name a rate shows per second.

@@ -8,12 +8,12 @@ import Glibc
 import Musl
 #elseif canImport(Android)
 import Android
-#elseif canImport(WASILibc)
-import WASILibc
-#elseif os(Windows)
-import ucrt
+#elseif os(Windows) || os(WASI)
+// The log file is opened without following a FIFO that has no reader, moved above the standard
+// streams and made close-on-exec with fcntl, none of which these platforms have.
+#error("TaskProgressAdapters needs POSIX files (fcntl, O_CLOEXEC): not on this platform")
 #else
-#error("Unsupported platform")
+#error("Unsupported platform: TaskProgressAdapters needs a POSIX C library")
 #endif
 
 /// Appends a runner's progress to a log file as JSON Lines.
@@ -23,35 +23,6 @@ import ucrt
 /// log.onError = { error in print(error) }       // or read `lastError`, or `try log.flush()`
 /// runner.attach(log)
 /// ```
-///
-/// Each line is one JSON object. Its fields, in this order, keep their names and meanings:
-///
-/// | Field | Value |
-/// | --- | --- |
-/// | `time` | When the line was written: an ISO 8601 UTC timestamp with milliseconds. |
-/// | `label` | The renderer's ``label``; left out when it is empty. |
-/// | `phase` | `idle`, `running`, `paused`, `finished`, `failed` or `cancelled`. |
-/// | `fraction` | The fraction completed, a number in `0...1`, or `null` while the work is indeterminate. For a run that failed or was cancelled, the fraction it had reached. |
-/// | `completed`, `total` | The counts, when the work reports them; for a run that ended, the last it reported. |
-/// | `unit` | What the counts measure, the runner's `TaskRunner.unit`: `items`, `bytes` (decimal multiples), `binaryBytes` (binary multiples), or `items(NAME)` for items named `NAME`, such as `items(files)`. |
-/// | `throughput` | Completed units per second, as the runner estimates it; left out while it has no estimate, and at the end of a run. |
-/// | `eta` | The time the run has left, in seconds with millisecond precision; left out while the runner has no estimate, and at the end of a run. |
-/// | `elapsed` | Seconds since the run started, on the runner's clock, paused time included. |
-/// | `message` | The status text the work reported last (`RunProgress.message`), with JSON escapes; left out while there is none. For a run that ended, the last it reported. |
-/// | `error` | The error's description, when the run failed. |
-///
-/// ```
-/// {"time":"2026-11-29T14:35:03.123Z","label":"import","phase":"running","fraction":0.42,"completed":42,"total":100,"unit":"items","throughput":24.5,"eta":2.367,"elapsed":1.234,"message":"Reading photo-0042.jpg"}
-/// ```
-///
-/// A line is written for every transition, pausing and resuming included, and for progress when
-/// it moved by at least 1%, or changed otherwise (a new message, say) a second or more after the
-/// last line. Opening never truncates: lines are appended (`O_APPEND`), each in a single `write`,
-/// so two runners logging to one file never interleave half lines. The file is synced to storage at every terminal state, off the main actor.
-///
-/// A path that cannot be opened throws a ``LogFileError`` naming the path and the system's reason.
-/// A write that fails later (a full disk) is surfaced, never swallowed: through ``onError``,
-/// ``lastError``, and the next ``flush()``.
 @MainActor
 public final class LogFileRenderer: ProgressRenderer {
   /// The path the renderer appends to.

@@ -2,54 +2,10 @@ public import TaskProgress
 
 /// Draws a runner's progress on a terminal, or as plain lines where there is none.
 ///
-/// ```swift
-/// let runner = TaskRunner()
-/// runner.attach(TerminalRenderer(label: "Importing"))
-/// await runner.run(over: files) { file in try await importFile(file) }
-/// ```
-///
-/// On an interactive terminal the bar redraws in place, at most 20 times a second (transitions are
-/// drawn at once), with eighth-block characters for sub-cell precision (`#` where the locale is not
-/// UTF-8), the percentage, `completed/total` when the work counts, the runner's
-/// ``TaskRunner/throughput`` and ``TaskRunner/estimatedTimeRemaining`` once it has them, and the
-/// status text the work reported last (``RunProgress/message``). Counts and the rate are formatted
-/// in the runner's ``/TaskProgress/TaskRunner/unit``, or in the unit the renderer was created with. The line is
-/// fitted to the terminal's width and never wraps: a message too long for its room is cut with
-/// `…`, and the other parts give way to the bar when they must. A paused run shows `paused` in
-/// place of the rate and the time left.
-///
-/// It draws the runner's animated ``TaskRunner/displayedProgress`` and ends with the exact final
-/// state: a full bar when the run finished, the reason in one line when it failed. The percentage
-/// beside the bar is the reported value, so that it always agrees with the counts. The width
-/// follows the terminal as it is resized, the cursor is hidden while the bar is drawn and shown
-/// again when the run ends, when the renderer is detached or its runner goes away, and when
-/// ``restoreTerminal()`` is called. On a ``TerminalStream`` with `restoresTerminalOnSignals` (the
-/// default) it is also shown when the process exits, and when `SIGINT`, `SIGTERM` or `SIGHUP` ends
-/// the process. Colour marks finished and failed lines where allowed (not with `NO_COLOR` or
-/// `TERM=dumb`).
-///
-/// ```
-/// Heavy task ▕█████▏    ▏  52%  26/50  24.8 it/s  ETA 0:01  Hashing IMG_0042.jpg
-/// Heavy task ▕█████▏    ▏  52%  26/50  paused  Hashing IMG_0042.jpg
-/// Copying ▕███████▍             ▏  35%  1.2 GB / 3.4 GB  12.3 MB/s  ETA 2:59
-/// ```
-///
-/// Anywhere else (a pipe, a file, CI) it writes plain lines, with no carriage return and no escape
-/// sequence: one per transition and at most one per 10% of progress, however many reports there
-/// are, with the message when there is one.
-///
-/// ```
-/// Importing: started
-/// Importing: 10%  10/100  Reading photo-0010.jpg
-/// Importing: paused at 14%  14/100
-/// Importing: resumed at 14%  14/100
-/// ...
-/// Importing: 100%  100/100  Reading photo-0100.jpg
-/// Importing: finished in 4.1s  100/100
-/// ```
-///
-/// A message never breaks the line: newlines, escape characters and the other control
-/// characters in it are written as spaces.
+/// Attach it to a `TaskRunner`. On an interactive terminal it redraws one line in place: a bar,
+/// the percentage, the counts, the rate, the time left and the status text the work reported
+/// last. Anywhere else (a pipe, a file, CI) it writes plain lines, with no carriage return and no
+/// escape sequence.
 @MainActor
 public final class TerminalRenderer: ProgressRenderer {
   /// The longest the interactive bar waits between two redraws: 20 per second, as indicatif.
