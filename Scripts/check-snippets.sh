@@ -5,17 +5,22 @@
 #
 #   Scripts/check-snippets.sh      # about two minutes: one release build of every snippet
 #
-# What is checked: every ```swift block of README.md and of the .md files of the three DocC
+# What is checked: every ```swift block of README.md, of the .md files of the three DocC
 # catalogs, Sources/TaskProgress/TaskProgress.docc,
 # Sources/TaskProgressAdapters/TaskProgressAdapters.docc and
-# Sources/TaskProgressFoundation/TaskProgressFoundation.docc. Blocks in other languages (```sh,
-# ```text, a bare ```) are not Swift and are not checked.
+# Sources/TaskProgressFoundation/TaskProgressFoundation.docc, and of the symbol comments (`///`)
+# of every Swift file under Sources, which Quick Help and the symbols' pages show. Blocks in other
+# languages (```sh, ```text, a bare ```) are not Swift and are not checked.
 #
 # What is skipped, and listed as skipped:
 #   - a block that contains `import SwiftUI`, which does not exist on Linux;
 #   - a block right after an HTML comment `<!-- snippet: skip (reason) -->` (the comment is the
-#     nearest non-blank line before the fence). Use it only for what cannot compile by nature: a
-#     SwiftUI fragment without its import, a Package.swift fragment.
+#     nearest non-blank line before the fence; in a symbol comment, a `///` line). Use it only
+#     for what cannot compile here by nature: a SwiftUI fragment without its import, a
+#     Package.swift fragment, the example of an internal symbol (only its module can use it), an
+#     API this toolchain does not have (Foundation's ProgressManager).
+# SwiftUI does not exist on Linux, where CI runs, so the SwiftUI blocks are compiled only by hand
+# on a Mac (Documentation/ReleaseChecklist.md), as the SwiftUIExample target is.
 #
 # How a block becomes code: each document is a module of its own in a fresh package that depends
 # on a copy of this repository, and each block a file of that module, so that a block may use
@@ -26,7 +31,8 @@
 #   - Statements, `let` and `var` included, go, in order, into the body of
 #     `@MainActor public func snippet_<line>() async throws`.
 #   - Imports: every file imports what any block of its document imports, or `TaskProgress` and
-#     `TaskProgressAdapters` when no block of the document imports anything. An import that only
+#     `TaskProgressAdapters` when no block of the document imports anything (`Foundation`,
+#     `TaskProgress` and `TaskProgressFoundation` for a Swift file of TaskProgressFoundation). An import that only
 #     some platforms have stays conditional, as the document writes it:
 #     `#if canImport(FoundationNetworking)`, `import FoundationNetworking`, `#endif`. The snippets
 #     are built for the platform the script runs on, so on Linux those that import Foundation

@@ -77,3 +77,58 @@ public func download(_ file: ImportFile, reporter: TaskRunner.Reporter) async th
     reporter.report(completed: part * 1_000, of: file.size)
   }
 }
+
+/// The number of steps of a loop: ten.
+public let total = 10
+
+/// One step of a loop of `total`: a millisecond here.
+public func work(_ index: Int) async throws {
+  try await Task.sleep(for: .milliseconds(1))
+}
+
+/// Crunches one row, synchronously and CPU-bound: nothing here.
+public func crunch(_ row: Int) {}
+
+/// Hashes one file: a millisecond here.
+public func hash(_ file: ImportFile) async throws {
+  try await Task.sleep(for: .milliseconds(1))
+}
+
+/// Hashes files, one unit of the subprogress each, when given one.
+public func hashFiles(
+  _ files: [ImportFile], subprogress: consuming TaskRunner.Subprogress? = nil
+) async throws {
+  let reporter = subprogress?.start(totalCount: files.count)
+  for file in files {
+    try await hash(file)
+    reporter?.complete(count: 1)
+  }
+}
+
+/// The address of a download, a plain string here; never fetched.
+public let url = "https://example.com/archive.zip"
+
+/// The addresses that the download examples download; never fetched.
+public let urls = [url, "https://example.com/photos.zip"]
+
+/// Downloads `url` in four parts, reporting each to its subprogress when given one.
+public func download(
+  _ url: String, subprogress: consuming TaskRunner.Subprogress? = nil
+) async throws {
+  let reporter = subprogress?.start(totalCount: 4)
+  for _ in 0..<4 {
+    try await Task.sleep(for: .milliseconds(1))
+    reporter?.complete(count: 1)
+  }
+}
+
+/// The first stage of a run in stages: a download of four parts.
+public func download(subprogress: consuming TaskRunner.Subprogress? = nil) async throws {
+  try await download(url, subprogress: subprogress)
+}
+
+/// The second stage of a run in stages: parsing what was downloaded, in two parts.
+public func parse(subprogress: consuming TaskRunner.Subprogress? = nil) async throws {
+  let reporter = subprogress?.start(totalCount: 2)
+  reporter?.complete(count: 2)
+}

@@ -22,3 +22,9 @@ public func legacyImport(progress: Progress) async throws {
     progress.completedUnitCount += 1
   }
 }
+
+/// Unpacks an archive the way code written before Swift concurrency does, counting its work on
+/// `progress`: up to the progress's total, a millisecond per unit here.
+public func legacyUnpack(_ archive: URL, progress: Progress) async throws {
+  try await legacyImport(progress: progress)
+}

@@ -43,6 +43,11 @@ MODIFIERS = {
 }
 
 
+# The libraries' sources, whose symbol comments (`///`) hold ```swift blocks too.
+SOURCES = "Sources"
+DOC_COMMENT = re.compile(r"^\s*/// ?(.*)$")
+
+
 def documents(repo):
     found = ["README.md"]
     for catalog in CATALOGS:
@@ -50,7 +55,19 @@ def documents(repo):
             for name in sorted(names):
                 if name.endswith(".md"):
                     found.append(os.path.relpath(os.path.join(folder, name), repo))
+    for folder, folders, names in sorted(os.walk(os.path.join(repo, SOURCES))):
+        folders[:] = sorted(f for f in folders if not f.endswith(".docc"))
+        for name in sorted(names):
+            if name.endswith(".swift"):
+                found.append(os.path.relpath(os.path.join(folder, name), repo))
     return found
+
+
+def default_imports(document):
+    """What a snippet imports when no block of its document imports anything."""
+    if document.startswith(SOURCES + "/TaskProgressFoundation/"):
+        return ["Foundation", "TaskProgress", "TaskProgressFoundation"]
+    return DEFAULT_IMPORTS
 
 
 class Block:
@@ -67,8 +84,13 @@ class Block:
 
 
 def blocks(repo, document):
-    """Every fenced code block of a Markdown file, with the marker comment right before it."""
+    """Every fenced code block of a Markdown file, or of the `///` comments of a Swift file, with
+    the marker comment right before it."""
     lines = open(os.path.join(repo, document), encoding="utf-8").read().split("\n")
+    if document.endswith(".swift"):
+        # Only the text of the symbol comments, every other line blank, so that the lines keep
+        # their numbers and a block never runs past its comment.
+        lines = [m.group(1) if (m := DOC_COMMENT.match(line)) else "" for line in lines]
     found, index, previous = [], 0, ""
     while index < len(lines):
         match = FENCE.match(lines[index])
@@ -212,7 +234,7 @@ def module_name(document):
     for catalog in CATALOGS:
         if document.startswith(catalog + "/"):
             name = catalog.split("/")[-1].replace(".docc", "") + "_" + document[len(catalog) + 1:]
-    return "Snippets_" + identifier(name.replace(".md", ""))
+    return "Snippets_" + identifier(name.replace(".md", "").replace(".swift", ""))
 
 
 def source_location(document, line):
@@ -242,7 +264,7 @@ def generate(repo, package):
                 found = IMPORT.match(line)
                 if found and found.group(1) not in imports:
                     imports.append(found.group(1))
-        imports = imports or DEFAULT_IMPORTS
+        imports = imports or default_imports(document)
         supports = ["SnippetSupport"]
         if "TaskProgressFoundation" in imports:
             supports.append(FOUNDATION_SUPPORT)

@@ -6,14 +6,14 @@
 /// runner is idle and its display still.
 ///
 /// ```swift
-/// final class StatusBarRenderer: ProgressRenderer {
-///   let statusItem: StatusItem
+/// final class TitleRenderer: ProgressRenderer {
+///   private(set) var title = ""
 ///   func render(_ update: ProgressUpdate) {
 ///     // Rounded, not truncated: 0.29 * 100 is 28.999999999999996 in `Double`.
-///     statusItem.title = "\(Int((update.displayedProgress * 100).rounded()))%"
+///     title = "\(Int((update.displayedProgress * 100).rounded()))%"
 ///   }
 /// }
-/// runner.attach(StatusBarRenderer(statusItem: item))
+/// runner.attach(TitleRenderer())
 /// ```
 ///
 /// The runner keeps the renderer until the runner goes away or the token that

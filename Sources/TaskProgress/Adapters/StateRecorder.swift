@@ -1,6 +1,11 @@
 /// Records what a ``TaskRunner`` publishes, so a test can assert the whole sequence at once.
 ///
 /// ```swift
+/// import TaskProgress
+/// import Testing
+///
+/// struct Timeout: Error, Equatable {}
+///
 /// @MainActor @Test func failureEndsTheRun() async throws {
 ///   let runner = TaskRunner(animation: .instant, clock: ManualClock())
 ///   let recorder = StateRecorder(observing: runner)

@@ -12,7 +12,7 @@
 ///     (time * Double(count)).rounded(.up) / Double(count)
 ///   }
 /// }
-/// let runner = TaskRunner(animation: ProgressAnimation(curve: Steps(), duration: .seconds(0.4)))
+/// runner.animation = ProgressAnimation(curve: Steps(), duration: .seconds(0.4))
 /// ```
 public protocol AnimationCurve: Sendable {
   /// The progress of the animation at `time`, where both are normalised: `0` is the start and

@@ -2,9 +2,9 @@
 /// SwiftUI's `withAnimation` takes an `Animation`.
 ///
 /// ```swift
-/// let runner = TaskRunner(animation: .easeOut)                      // a preset
-/// let runner = TaskRunner(animation: .spring(response: 0.3, dampingFraction: 0.7))
-/// let runner = TaskRunner(animation: ProgressAnimation(curve: .easeIn, duration: .seconds(1)))
+/// runner.animation = .easeOut  // a preset
+/// runner.animation = .spring(response: 0.3, dampingFraction: 0.7)
+/// runner.animation = ProgressAnimation(curve: .easeIn, duration: .seconds(1))
 /// ```
 ///
 /// A new value that arrives during a motion adds a motion to the ones under way: the displayed

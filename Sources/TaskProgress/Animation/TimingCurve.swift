@@ -6,7 +6,8 @@
 /// coordinate is replaced by the one of the linear curve.
 ///
 /// ```swift
-/// let snappy = ProgressAnimation(curve: .timingCurve(0.2, 0.8, 0.2, 1), duration: .seconds(0.3))
+/// runner.animation = ProgressAnimation(
+///   curve: .timingCurve(0.2, 0.8, 0.2, 1), duration: .seconds(0.3))
 /// ```
 public struct TimingCurve: AnimationCurve, Hashable {
   /// The x coordinate of the first control point, in `0...1`.

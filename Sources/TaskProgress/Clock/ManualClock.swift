@@ -7,6 +7,9 @@ import Synchronization
 /// renderer draws become plain functions of the time you set:
 ///
 /// ```swift
+/// import TaskProgress
+/// import Testing
+///
 /// @MainActor @Test func barGlidesToTheReportedValue() async {
 ///   let clock = ManualClock()
 ///   let runner = TaskRunner(animation: .linear, clock: clock)

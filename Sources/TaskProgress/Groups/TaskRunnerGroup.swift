@@ -146,7 +146,10 @@ public final class TaskRunnerGroup {
   /// ``weighting`` says.
   ///
   /// ```swift
-  /// try group.add(runner, label: file.name, weight: Double(file.size))
+  /// let group = TaskRunnerGroup()
+  /// for file in files {
+  ///   try group.add(TaskRunner(), label: file.name, weight: Double(file.size))
+  /// }
   /// ```
   ///
   /// - Parameters:
@@ -313,6 +316,7 @@ public final class TaskRunnerGroup {
   /// once, then every event of the group (see ``Event``).
   ///
   /// ```swift
+  /// let group = TaskRunnerGroup()
   /// group.attach(TerminalGroupRenderer())
   /// ```
   ///

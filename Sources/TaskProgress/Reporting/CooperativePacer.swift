@@ -7,6 +7,7 @@
 /// item is one decrement, inlined into the caller's loop and synchronous: an `async` call per
 /// item would cost an async frame and an executor check, more than the work of a no-op item.
 ///
+/// <!-- snippet: skip (an internal type, which only its module can use) -->
 /// ```swift
 /// if pacer.countItem() { await pacer.yieldIfDue() }
 /// ```

@@ -32,9 +32,14 @@ extension TaskRunner {
     /// give other tasks a turn.
     ///
     /// ```swift
-    /// let reporter = TaskRunner.Reporter(totalCount: 10)
-    /// try await hashFiles(files, subprogress: reporter.subprogress(assigningCount: 10))
-    /// #expect(reporter.progress == RunProgress(completed: 10, of: 10))
+    /// import TaskProgress
+    /// import Testing
+    ///
+    /// @Test func hashingTenFilesCountsTen() async throws {
+    ///   let reporter = TaskRunner.Reporter(totalCount: 10)
+    ///   try await hashFiles(files, subprogress: reporter.subprogress(assigningCount: 10))
+    ///   #expect(reporter.progress == RunProgress(completed: 10, of: 10))
+    /// }
     /// ```
     ///
     /// - Parameter totalCount: The total, as if reported with ``report(totalCount:)``; `nil`
@@ -108,13 +113,16 @@ extension TaskRunner {
     /// it stays below 2^62 (4.6 × 10^18) units, or, with a total of 2^62 or more, below `Int.max`.
     ///
     /// ```swift
-    /// reporter.report(completed: 0, of: files.count)
-    /// await withTaskGroup(of: Void.self) { group in
-    ///   for file in files {
-    ///     group.addTask {
-    ///       await hash(file)
-    ///       reporter.complete(count: 1)
+    /// runner.start { reporter in
+    ///   reporter.report(completed: 0, of: files.count)
+    ///   try await withThrowingTaskGroup(of: Void.self) { group in
+    ///     for file in files {
+    ///       group.addTask {
+    ///         try await hash(file)
+    ///         reporter.complete(count: 1)
+    ///       }
     ///     }
+    ///     try await group.waitForAll()
     ///   }
     /// }
     /// ```

@@ -193,8 +193,9 @@ public final class TaskRunner {
   /// most once per ``updateInterval``.
   ///
   /// ```swift
-  /// var tokens: Set<ObservationToken> = []
-  /// runner.observe { state in print(state) }.store(in: &tokens)
+  /// let token = runner.observe { state in print(state) }
+  /// // ... and when the calls should stop:
+  /// token.cancel()
   /// ```
   ///
   /// - Returns: A token. The calls stop when it is cancelled or released, so keep it.

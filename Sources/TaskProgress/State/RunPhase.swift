@@ -3,6 +3,7 @@
 /// Use phases where the progress value or the error does not matter, for example to enable a
 /// button while nothing runs, or to assert the shape of a run in a test:
 ///
+/// <!-- snippet: skip (a SwiftUI fragment) -->
 /// ```swift
 /// Button("Perform a Heavy Task") { runner.start(operation) }
 ///   .disabled(runner.state.phase.isActive)

@@ -9,7 +9,7 @@ public import TaskProgress
 /// for file in files {
 ///   let runner = TaskRunner()
 ///   group.add(runner, label: file.name)
-///   runner.start { reporter in try await download(file, reporter) }
+///   runner.start { reporter in try await download(file, reporter: reporter) }
 /// }
 /// ```
 @MainActor
