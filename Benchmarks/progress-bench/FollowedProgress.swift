@@ -187,3 +187,83 @@ final class CountingRenderer: ProgressRenderer {
     }
   }
 }
+
+extension Report {
+  /// The target of (r), judged on its matched run.
+  ///
+  /// For the observer's states and for the renderer's updates, how far the followed run went
+  /// over what its matched run allows, the most over every run, negative when under. Both runs
+  /// deliver about one state per frame, so the matched run's count is scaled to the followed
+  /// run's length first: a slow spell of the machine during one of the two runs of a child
+  /// process makes that run longer, and its count with it. The allowance is
+  /// `matched x (followed run / matched run) x 1.1 + 2`.
+  var followedTargets: [Target] {
+    let excess = [("states", "deliveries"), ("renderer updates", "rendered")].map { label, key in
+      let matchedKey = "matched" + key.prefix(1).uppercased() + key.dropFirst()
+      let excess = runs(.followedProgress).compactMap { run -> Double? in
+        guard let followed = run[key], let matched = run[matchedKey], let length = run["run"],
+          let matchedLength = run["matchedRun"], matchedLength > 0
+        else { return nil }
+        return followed - (matched * length / matchedLength * 1.1 + 2)
+      }
+      return (label, excess.max())
+    }
+    return [
+      Target(
+        "(r) A Progress followed while a thread sets it "
+          + "\(Format.size(Measure.followedUpdates(quick: options.quick))) times costs the main "
+          + "actor no more deliveries than a report() loop as long, the matched run: states and "
+          + "renderer updates <= matched x (followed run time / matched run time) x 1.1 + 2 "
+          + "(every run)",
+        excess, { $0 <= 0 },
+        { $0 > 0 ? "\(Format.number($0, "%.1f")) over" : "\(Format.number(-$0, "%.1f")) under" })
+    ]
+  }
+
+  /// The lines of (r): the three runs side by side, and what an update costs.
+  var followedProgressLines: [String] {
+    let value = { (key: String) in median(.followedProgress, 0, key) }
+    guard let updates = value("updates") else { return [] }
+    let header = [
+      "run", "loop", "ns/update", "run time", "states", "states/s", "renderer", "frames",
+      "bound",
+    ]
+    let rows = [
+      ("followed Progress", ""), ("plain report()", "plain"),
+      ("report() + a Progress nobody follows", "matched"),
+    ].map { name, prefix in
+      let run = { (key: String) in
+        value(prefix.isEmpty ? key : prefix + key.prefix(1).uppercased() + key.dropFirst())
+      }
+      return [name, Format.duration(run("wall"))]
+        + [Format.number(run("wall").map { $0 / updates }, "%.2f")]
+        + [Format.duration(run("run")), Format.count(run("deliveries"))]
+        + [Format.number(combine(run("deliveries"), run("run")) { $0 / $1 * 1e9 }, "%.1f")]
+        + ["rendered", "frames", "bound"].map { Format.count(run($0)) }
+    }
+    return [
+      "",
+      "(r) \(BenchCase.followedProgress.tagAndTitle.title): \(Format.count(updates)) updates on a "
+        + "Thread in each run, on the system clock at the default update interval.",
+      Format.table([header] + rows, leftAligned: 1),
+      "  ns per update: Progress.completedUnitCount set with no observer "
+        + Format.number(value("progressSetCost"), "%.1f") + ", followed "
+        + Format.number(value("followedSetCost"), "%.1f") + ", on a child under a parent "
+        + Format.number(value("childSetCost"), "%.1f") + "; report(completed:of:) "
+        + Format.number(value("reportCost"), "%.2f") + ".",
+      "  main actor: one poll's reads of the Progress (flags, counts, fraction) "
+        + Format.number(value("pollReadCost"), "%.1f ns") + ", one per frame: "
+        + Format.microseconds(combine(value("pollReadCost"), value("frames"), *))
+        + " over the followed run's " + Format.count(value("frames")) + " frames.",
+      """
+      loop: the thread's updates; run time: from the call of run to its end. states: the \
+      observer's calls; renderer: the updates an attached renderer received, a frame on every \
+      update interval and each new state; bound: ceil(run / \(Format.duration(interval))) + 3. \
+      The plain run ends within a few frames, so its states are mostly the start and the end; \
+      the matched run makes the plain run's report and the followed run's set in every update, \
+      so that it lasts about as long as the followed run: the target compares the two, the \
+      matched run's counts scaled by the ratio of the two runs' times.
+      """,
+    ]
+  }
+}

@@ -186,3 +186,81 @@ extension Measure {
     return metrics
   }
 }
+
+extension Report {
+  /// The targets of (h), (i) and idle.
+  var frameTargets: [Target] {
+    let idle = runs(.idle)
+    return [
+      Target(
+        "(h) 400 runners use at most 1.3x the CPU time of 400 bare tasks and a ticker (h')",
+        [("N=400", ratio(.many, .manyBare, 400, "cpu"))], { $0 <= 1.3 }, Format.ratio),
+      Target(
+        "(h) The runners' frame timer wakes up about 60 times per second (48 to 72) whatever N",
+        BenchCase.many.sizes(options).map { ("N=\($0)", median(.many, $0, "wakeUpsPerSecond")) },
+        { abs($0 * interval / 1e9 - 1) <= 0.2 }, { Format.number($0, "%.1f/s") }),
+      Target(
+        "(i) With every pool thread busy and no checkpoint(), observers get a .running update at "
+          + "least every 50 ms",
+        worst { $0["busyGap"] }, { $0 < 50e6 }, Format.duration),
+      Target(
+        "Idle costs nothing: no frame-timer wake-ups while no run is active and nothing animates",
+        [
+          ("most before any run", idle.compactMap { $0["wakeUpsBeforeAnyRun"] }.max()),
+          ("most after the bar settled", idle.compactMap { $0["wakeUpsAfterSettling"] }.max()),
+        ], { $0 == 0 }, Format.count),
+    ]
+  }
+
+  /// The medians of (g), (g') and (i).
+  var poolDetails: [String] {
+    let observed = ["wall", "reports", "deliveries", "bound", "frames", "maxGap"]
+    let busy = [
+      "threads", "busy", "busyUpdates", "busyGap", "reporterStall", "deliveries", "frames",
+      "latency",
+    ]
+    return detailLine(.saturated, observed, times: ["wall", "maxGap"])
+      + detailLine(.saturatedCheckpoints, observed, times: ["wall", "maxGap"])
+      + detailLine(.busy, busy, times: ["busy", "busyGap", "reporterStall", "latency"])
+  }
+
+  /// The medians of idle.
+  var idleDetails: [String] {
+    let keys = [
+      "wakeUpsBeforeAnyRun", "run", "framesDuringRun", "framesExpected", "settle",
+      "framesWhileSettling", "wakeUpsAfterSettling",
+    ]
+    return detailLine(.idle, keys, times: ["run", "settle"])
+  }
+
+  /// What the medians of (g), (g'), (i) and idle are.
+  static let poolNote = """
+    reports: in total over the tasks. busy: how long every pool thread ran a loop at once; \
+    busyUpdates, busyGap: the .running updates then, and the longest time without one, edges \
+    included; reporterStall: the longest time the reporting loop itself made no report (the \
+    thread off the CPU). framesExpected: one per update interval of the run.
+    """
+
+  /// The table of (h) and (h'), side by side at each N.
+  var manyTable: [String] {
+    let manySizes = BenchCase.many.sizes(options).filter {
+      median(.many, $0) ?? median(.manyBare, $0) != nil
+    }
+    guard !manySizes.isEmpty else { return [] }
+    let header = ["N", "h wall", "h CPU", "h' wall", "h' CPU", "CPU h/h'", "h frames", "h' ticks"]
+    let table = manySizes.map { n in
+      ["\(n)"]
+        + [.many, .manyBare].flatMap {
+          [Format.duration(median($0, n)), Format.duration(median($0, n, "cpu"))]
+        }
+        + [Format.ratio(ratio(.many, .manyBare, n, "cpu"))]
+        + [.many, .manyBare].map { Format.number(median($0, n, "wakeUpsPerSecond"), "%.1f/s") }
+    }
+    return [
+      "",
+      "(h) N runners and (h') N bare tasks with one ticker on the main actor: each task sleeps "
+        + "5 ms \(options.quick ? 100 : 400) times and reports after each; CPU is user + system.",
+      Format.table([header] + table, leftAligned: 0),
+    ]
+  }
+}

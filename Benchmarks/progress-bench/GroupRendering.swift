@@ -133,3 +133,42 @@ final class TimedGroupRenderer: GroupRenderer {
     renderer.didDetach()
   }
 }
+
+extension Report {
+  /// The target of (q): 50 bars drawn in under a millisecond.
+  var barsTargets: [Target] {
+    [
+      Target(
+        "(q) TerminalGroupRenderer draws \(Measure.drawnBars) bars and the total in under 1 ms "
+          + "per drawn frame (median of the renderer's time in the frames it wrote)",
+        [("draw", median(.bars, 0, "draw"))], { $0 < 1e6 }, Format.microseconds)
+    ]
+  }
+
+  /// The medians of (q).
+  var barsDetails: [String] {
+    let keys = [
+      "bars", "draw", "drawP90", "drawMax", "quietFrame", "wakeUp", "bytes", "writes", "lines",
+      "framesPerDraw",
+    ]
+    return detailLine(
+      .bars, keys, times: ["draw", "drawP90", "drawMax", "quietFrame", "wakeUp"],
+      in: Format.microseconds, ratios: ["framesPerDraw"])
+  }
+
+  /// What the medians of (q) are, when it ran.
+  var barsNote: [String] {
+    guard median(.bars, 0, "draw") != nil else { return [] }
+    return [
+      """
+      (q) draw: the TerminalGroupRenderer's time, all its calls added up, in a frame in which \
+      it wrote: the runners' updates it took in, then fitting the bars into the rows, building \
+      the text and writing it; median, 90th percentile and worst of 200 drawn frames (50 with \
+      --quick). quietFrame: its time in a frame in which it wrote nothing (it draws at most 20 \
+      times per second). wakeUp: the whole ManualClock.advance(by:) of a drawn frame, the 50 \
+      runners' frames and the group's pass included. bytes, writes: per drawn frame; lines: \
+      the line breaks of the last write; framesPerDraw: frames per drawn frame.
+      """
+    ]
+  }
+}

@@ -188,3 +188,65 @@ final class PassProbe: GroupRenderer {
     }
   }
 }
+
+extension Report {
+  /// The target of (p): one pass of the group in every frame of every run, at every N.
+  var groupTargets: [Target] {
+    let deviations = BenchCase.group.sizes(options).map { n in
+      // The most the passes in one frame differed from 1, over every frame of every run.
+      let deviation = runs(.group, n).compactMap { run in
+        combine(run["passesMin"], run["passesMax"]) { max(abs($0 - 1), abs($1 - 1)) }
+      }.max()
+      return ("N=\(Format.count(Double(n)))", deviation)
+    }
+    return [
+      Target(
+        "(p) A group sums up its runners in exactly one pass per frame, at every N (every frame "
+          + "of every run)",
+        deviations, { $0 == 0 },
+        { $0 == 0 ? "1 pass in every frame" : "off by up to \(Format.count($0))" })
+    ]
+  }
+
+  /// The table of (p), one row per N, and its legend.
+  var groupTable: [String] {
+    let groupSizes = BenchCase.group.sizes(options).filter { median(.group, $0, "frame") != nil }
+    guard !groupSizes.isEmpty else { return [] }
+    let header = [
+      "N", "wake-up", "p90", "no group", "group pass", "pass share", "group cost", "per runner",
+      "passes/frame", "updates/frame",
+    ]
+    let table = groupSizes.map { n in
+      let frame = median(.group, n, "frame")
+      let pass = median(.group, n, "groupPass")
+      let bare = median(.group, n, "frameNoGroup")
+      return ["\(Format.count(Double(n)))"]
+        + [frame, median(.group, n, "frameP90"), bare, pass].map(Format.microseconds)
+        + [Format.percent(combine(pass, frame, /)), Format.microseconds(combine(frame, bare, -))]
+        + [Format.number(frame.map { $0 / Double(n) }, "%.2f µs", times: 1e-3)]
+        + ["passes", "updates"].map { key in
+          // The fewest and the most over every run: `1` when they agree, `1-3` when they do not.
+          let all = runs(.group, n)
+          guard let low = all.compactMap({ $0[key + "Min"] }).min(),
+            let high = all.compactMap({ $0[key + "Max"] }).max()
+          else { return "-" }
+          return low == high ? Format.count(low) : "\(Format.count(low))-\(Format.count(high))"
+        }
+    }
+    return [
+      "",
+      "(p) N running runners on a ManualClock, each reporting before every frame, in one "
+        + "TaskRunnerGroup; medians of one wake-up over \(options.quick ? 50 : 200) frames.",
+      Format.table([header] + table, leftAligned: 0),
+      """
+      wake-up: ManualClock.advance(by:) one update interval: every runner's frame, then the \
+      group's pass; p90: its 90th percentile. no group: the same wake-up over N runners in no \
+      group, frames interleaved. group pass: the pass alone, from the last runner's last update \
+      to the end of the pass; pass share: group pass / wake-up. group cost: wake-up - no \
+      group, the pass and the runners' updates relayed to the group. per runner: wake-up / N. \
+      passes/frame, updates/frame: the fewest and the most the group made and relayed in one \
+      frame, over every run.
+      """,
+    ]
+  }
+}

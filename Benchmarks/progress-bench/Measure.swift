@@ -159,6 +159,36 @@ enum Measure {
   }
 }
 
+/// A no-op async item: the stand-in for the blog's `try await object.someTask()`.
+///
+/// Not inlined, so that every call is a real call to a nonisolated async function, as a user's
+/// `someTask()` in another file would be.
+@inline(never)
+func noOp() async {}
+
+/// `0..<count`, which marks the span's end as iteration reaches the last item, so that the item
+/// closure needs no code of its own.
+struct ProbedRange: RandomAccessCollection, Sendable {
+  /// The number of items.
+  let count: Int
+  /// Where the last item is marked.
+  let span: Span
+
+  var startIndex: Int { 0 }
+  var endIndex: Int { count }
+
+  subscript(position: Int) -> Int { position }
+
+  func index(after index: Int) -> Int {
+    if index + 1 == count {
+      span.end()
+    }
+    return index + 1
+  }
+
+  func index(before index: Int) -> Int { index - 1 }
+}
+
 /// The blog's view, minus SwiftUI: its `performTask()` as written, and the
 /// `@State private var progress` it draws.
 ///
@@ -199,5 +229,68 @@ final class StreamView {
       }
       self.lastYieldAt = nowNanoseconds()
     }
+  }
+}
+
+extension Report {
+  /// The targets of (a) to (f), and those that every observed run is held to.
+  var runnerTargets: [Target] {
+    let observed = "every run of d, e, e', f, g, g', i"
+    return [
+      Target(
+        "(d) report() costs at most 5 ns per call", perSize { perItem(.reporter, $0) },
+        { $0 <= 5 }, { Format.number($0, "%.2f ns") }),
+      Target(
+        "(d) report() is within about 4x of the raw atomic store (c)",
+        perSize { ratio(.reporter, .atomic, $0) }, { $0 <= 4 }, Format.ratio),
+      Target(
+        "(d) report() is at least 8x faster than Foundation.Progress (b)",
+        perSize { ratio(.foundationProgress, .reporter, $0) }, { $0 >= 8 }, Format.ratio),
+      Target(
+        "(e) run(over:) is at least 100x faster than the AsyncStream pipeline (a)",
+        [("N=\(Format.size(sizes[0]))", ratio(.stream, .runOver, sizes[0]))], { $0 >= 100 },
+        Format.ratio),
+      Target(
+        "At most one main-actor delivery per update interval plus the transitions: the start, "
+          + "and the end with the last report (\(observed))",
+        worst { ($0["deliveries"] ?? 0) - ($0["bound"] ?? 0) }, { $0 <= 0 },
+        { $0 > 0 ? "\(Format.count($0)) over the bound" : "\(Format.count(-$0)) under it" }),
+      Target(
+        "Memory flat: peak RSS grows by less than 1 MiB from N=\(Format.size(sizes[0])) to "
+          + "N=\(Format.size(sizes[1])) (d, e, f)",
+        [BenchCase.reporter, .runOver, .reporterX2, .reporterX8].map {
+          let (low, high) = (median($0, sizes[0], "peakRSS"), median($0, sizes[1], "peakRSS"))
+          return ("(\($0.tag))", combine(high, low, -))
+        }, { $0 < 1_048_576 }, { Format.number($0, "%+.0f KiB", times: 1.0 / 1024) }),
+      Target(
+        "The final state reaches observers within one update interval (\(observed))",
+        worst { $0["latency"] }, { $0 <= interval }, Format.duration),
+      Target(
+        "Observers hear from an active run at least every 2 update intervals, one of them slack "
+          + "for timer jitter (every run of d, e, e', f, g')",
+        worst(excluding: [.saturated, .busy]) { $0["maxGap"] }, { $0 <= 2 * interval },
+        Format.duration),
+      Target(
+        "(f8) 8 concurrent reporters make at least as many reports per second as one (d)",
+        perSize { ratio(.reporter, .reporterX8, $0) }, { $0 >= 1 }, Format.ratio),
+    ]
+  }
+
+  /// The ratios of (a) to (f) at size `n` that are not targets.
+  func runnerRatios(_ n: Int) -> [Comparison] {
+    [
+      (
+        "(e') vs (a)", ratio(.stream, .handLoop, n),
+        "the loop by hand reaches 100% this many times sooner"
+      ),
+      (
+        "(e) vs (e')", ratio(.runOver, .handLoop, n),
+        "run(over:) takes this many times as long as the loop by hand"
+      ),
+      (
+        "(f2) vs (d)", ratio(.reporter, .reporterX2, n),
+        "2 tasks make this many times as many reports per second as 1"
+      ),
+    ]
   }
 }

@@ -19,13 +19,6 @@ func longestGap(_ times: [Int64]) -> Int64 {
   zip(times.dropFirst(), times).map { $0 - $1 }.max() ?? 0
 }
 
-/// A no-op async item: the stand-in for the blog's `try await object.someTask()`.
-///
-/// Not inlined, so that every call is a real call to a nonisolated async function, as a user's
-/// `someTask()` in another file would be.
-@inline(never)
-func noOp() async {}
-
 /// An atomic counter on the heap, shared between tasks as a progress counter is.
 final class Counter: Sendable {
   /// The count.
@@ -62,29 +55,6 @@ final class Span: Sendable {
   var times: (firstStart: Int64, lastStart: Int64, firstEnd: Int64, lastEnd: Int64) {
     marks.withLock { $0 }
   }
-}
-
-/// `0..<count`, which marks the span's end as iteration reaches the last item, so that the item
-/// closure needs no code of its own.
-struct ProbedRange: RandomAccessCollection, Sendable {
-  /// The number of items.
-  let count: Int
-  /// Where the last item is marked.
-  let span: Span
-
-  var startIndex: Int { 0 }
-  var endIndex: Int { count }
-
-  subscript(position: Int) -> Int { position }
-
-  func index(after index: Int) -> Int {
-    if index + 1 == count {
-      span.end()
-    }
-    return index + 1
-  }
-
-  func index(before index: Int) -> Int { index - 1 }
 }
 
 /// What one observer of a runner received on the main actor, and when.
