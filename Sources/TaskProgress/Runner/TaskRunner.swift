@@ -34,8 +34,16 @@ public final class TaskRunner {
   @ObservationIgnored private var lastFrameTime: Duration?
   /// The task of the last run started; tests await it to know a cancelled run's task is over.
   @ObservationIgnored private(set) var lastRunTask: Task<Void, Never>?
-  /// The active run's speed and time remaining, as of the last frame.
+  /// The active run's speed and time remaining, as of the last frame; see ``staleEstimateTime``.
   @ObservationIgnored private var estimate = RunTiming.Estimate.unknown
+  /// Whether ``throughput`` or ``estimatedTimeRemaining`` was ever read: until then no one can
+  /// observe them, so that frames need not compute them.
+  @ObservationIgnored private var estimateIsRead = false
+  /// The time of the last frame, while ``estimate`` is not computed for it yet.
+  ///
+  /// That is while nothing reads it: no renderer, no observer, and neither property read yet.
+  /// Hundreds of runners that nobody asks for a rate spend nothing on one.
+  @ObservationIgnored private var staleEstimateTime: Duration?
 
   /// What the counts of this runner's runs measure, for the views and renderers that format
   /// them: items by default, or bytes.
@@ -130,7 +138,8 @@ public final class TaskRunner {
   /// `runner.unit.format(throughput: rate)` gives `12.3 MB/s`.
   public var throughput: Double? {
     access(keyPath: \.throughput)
-    return estimate.throughput
+    estimateIsRead = true
+    return currentEstimate().throughput
   }
 
   /// The time the active run has left at its current ``throughput``; `nil` while the run has no
@@ -139,7 +148,8 @@ public final class TaskRunner {
   /// For a run that reports fractions rather than counts, the speed is that of its fraction.
   public var estimatedTimeRemaining: Duration? {
     access(keyPath: \.estimatedTimeRemaining)
-    return estimate.timeRemaining
+    estimateIsRead = true
+    return currentEstimate().timeRemaining
   }
 
   /// The animated value a progress view draws, in `0...1`.
@@ -508,6 +518,11 @@ public final class TaskRunner {
 
   /// Computes the run's estimate for `now`, and tells Observation of what changed.
   private func updateEstimate(at now: Duration) {
+    guard estimateIsRead || !registry.isEmpty else {
+      staleEstimateTime = now
+      return
+    }
+    staleEstimateTime = nil
     let new = machine.estimate(at: now) ?? .unknown
     let old = estimate
     estimate = new
@@ -519,6 +534,15 @@ public final class TaskRunner {
     }
   }
 
+  /// The estimate as of the last frame, computed now if the frame left it to whoever reads it.
+  private func currentEstimate() -> RunTiming.Estimate {
+    if let time = staleEstimateTime {
+      estimate = machine.estimate(at: time) ?? .unknown
+      staleEstimateTime = nil
+    }
+    return estimate
+  }
+
   /// An update for renderers; an active state carries `estimate`, or else the runner's own.
   private func update(
     _ reason: ProgressUpdate.Reason, state: RunState? = nil, at now: Duration,
@@ -526,7 +550,7 @@ public final class TaskRunner {
   ) -> ProgressUpdate {
     let state = state ?? machine.state
     // A state of an ended run carries no estimate.
-    let estimate = state.phase.isActive ? estimate ?? self.estimate : .unknown
+    let estimate = state.phase.isActive ? estimate ?? currentEstimate() : .unknown
     return ProgressUpdate(
       reason: reason, state: state, displayedProgress: displayed(at: now), time: now,
       throughput: estimate.throughput, estimatedTimeRemaining: estimate.timeRemaining,

@@ -65,6 +65,43 @@ struct TaskRunnerEstimateTests {
     await harness.recorder.waitForTerminalState()
   }
 
+  @Test func aRunnerNobodyWatchesComputesItsEstimateWhenFirstReadAsAWatchedOneDid() async throws {
+    // Frames leave the estimate to whoever reads it while no renderer, observer or read asks for
+    // it; the first read computes what a watched runner on the same clock shows.
+    let harness = Harness()
+    let unwatched = TaskRunner(animation: .instant, clock: harness.clock)
+    let watchedRun = await HeldRun.start(on: harness.runner)
+    let unwatchedRun = await HeldRun.start(on: unwatched)
+    for index in 1...40 {
+      for run in [watchedRun, unwatchedRun] {
+        run.reporter.report(completed: index * (index < 30 ? 7 : 1), of: 1_000)
+      }
+      harness.clock.advance(by: frame)
+    }
+    // A stall after the last report: the rate decays frame by frame.
+    harness.clock.advance(by: frame * 30)
+    #expect(harness.runner.throughput != nil)
+    #expect(unwatched.throughput == harness.runner.throughput)
+    #expect(unwatched.estimatedTimeRemaining == harness.runner.estimatedTimeRemaining)
+    // Read once, it is computed on every frame from then on, and Observation hears of it.
+    let heard = Latch()
+    withObservationTracking {
+      _ = unwatched.throughput
+    } onChange: {
+      heard.open()
+    }
+    unwatchedRun.reporter.report(completed: 900, of: 1_000)
+    watchedRun.reporter.report(completed: 900, of: 1_000)
+    harness.clock.advance(by: frame)
+    await heard.wait()
+    #expect(unwatched.throughput == harness.runner.throughput)
+    #expect(unwatched.estimatedTimeRemaining == harness.runner.estimatedTimeRemaining)
+    for run in [watchedRun, unwatchedRun] {
+      run.proceed.open()
+    }
+    await harness.recorder.waitForTerminalState()
+  }
+
   @Test func aStallDecaysTheRateFrameByFrame() async throws {
     let harness = Harness()
     let run = await HeldRun.start(on: harness.runner)
