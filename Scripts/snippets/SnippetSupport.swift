@@ -54,6 +54,11 @@ public func upload(_ index: Int) async throws {
 public func upload(
   _ file: ImportFile, subprogress: consuming TaskRunner.Subprogress? = nil
 ) async throws {
+  try await fourParts(subprogress: subprogress)
+}
+
+/// Four parts of a millisecond, each reported to the subprogress when given one.
+private func fourParts(subprogress: consuming TaskRunner.Subprogress?) async throws {
   let reporter = subprogress?.start(totalCount: 4)
   for _ in 0..<4 {
     try await Task.sleep(for: .milliseconds(1))
@@ -115,11 +120,7 @@ public let urls = [url, "https://example.com/photos.zip"]
 public func download(
   _ url: String, subprogress: consuming TaskRunner.Subprogress? = nil
 ) async throws {
-  let reporter = subprogress?.start(totalCount: 4)
-  for _ in 0..<4 {
-    try await Task.sleep(for: .milliseconds(1))
-    reporter?.complete(count: 1)
-  }
+  try await fourParts(subprogress: subprogress)
 }
 
 /// The first stage of a run in stages: a download of four parts.
