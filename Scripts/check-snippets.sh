@@ -92,8 +92,11 @@ if ! swift build -c release --package-path "$work/snippets" 2>&1 | tee "$work/bu
   echo "error: a snippet does not compile; the errors above name its file and line" >&2
   exit 1
 fi
-# Diagnostics of the snippets name the Markdown file; those of the support files, their own paths.
-if grep -E '^[^ ]*(\.md|SnippetSupport(Foundation)?\.swift):[0-9]+:[0-9]+: warning:' "$work/build.log" |
+# Diagnostics of the snippets name the Markdown file, or the Swift file under Sources (a relative
+# path, as `#sourceLocation` gives it) whose symbol comment holds the snippet; those of the support
+# files, their own paths.
+if grep -E '^([^ ]*(\.md|SnippetSupport(Foundation)?\.swift)|Sources/[^ ]*\.swift):[0-9]+:[0-9]+: warning:' \
+  "$work/build.log" |
   sort -u >"$work/warnings" && [ -s "$work/warnings" ]; then
   echo >&2
   echo "error: snippets compile with warnings:" >&2

@@ -46,6 +46,8 @@ MODIFIERS = {
 # The libraries' sources, whose symbol comments (`///`) hold ```swift blocks too.
 SOURCES = "Sources"
 DOC_COMMENT = re.compile(r"^\s*/// ?(.*)$")
+# What a line of a Swift file that is not part of a symbol comment reads as: it ends a block.
+END_OF_COMMENT = object()
 
 
 def documents(repo):
@@ -88,11 +90,15 @@ def blocks(repo, document):
     the marker comment right before it."""
     lines = open(os.path.join(repo, document), encoding="utf-8").read().split("\n")
     if document.endswith(".swift"):
-        # Only the text of the symbol comments, every other line blank, so that the lines keep
-        # their numbers and a block never runs past its comment.
-        lines = [m.group(1) if (m := DOC_COMMENT.match(line)) else "" for line in lines]
+        # Only the text of the symbol comments; every other line is an END_OF_COMMENT, so that
+        # the lines keep their numbers, a block never runs past its comment and a marker never
+        # applies to a block in the next comment.
+        lines = [m.group(1) if (m := DOC_COMMENT.match(line)) else END_OF_COMMENT for line in lines]
     found, index, previous = [], 0, ""
     while index < len(lines):
+        if lines[index] is END_OF_COMMENT:
+            previous, index = "", index + 1
+            continue
         match = FENCE.match(lines[index])
         if not match:
             if lines[index].strip():
@@ -103,7 +109,8 @@ def blocks(repo, document):
         marker = MARKER.match(previous)
         first, body = index + 1, []
         index += 1
-        while index < len(lines) and not lines[index].strip().startswith(fence):
+        while (index < len(lines) and lines[index] is not END_OF_COMMENT
+               and not lines[index].strip().startswith(fence)):
             line = lines[index]
             body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
             index += 1

@@ -29,9 +29,11 @@ struct RunStateMachine: Sendable {
     var progress: RunProgress
     /// The callers of `run` waiting for this run to end.
     var waiters: [CheckedContinuation<RunState, Never>]
-    /// Whether the run is paused: the flag its reporters read at checkpoints, kept in one place
-    /// and set only by ``RunStateMachine/pause(at:)``, ``RunStateMachine/resume(at:)`` and the
-    /// run's end.
+    /// Whether the run is paused: the flag its reporters read at checkpoints, kept in one place.
+    ///
+    /// ``RunStateMachine/pause(at:)`` sets it, ``RunStateMachine/resume(at:)`` and the end of the
+    /// operation clear it; a cancel or a reset leaves it, and wakes the tasks waiting at
+    /// checkpoints through the cancelled flag instead.
     var isPaused: Bool { root.signals.isPaused }
     /// The version of the run's status text that ``progress`` shows.
     var messageVersion: UInt64 = 0

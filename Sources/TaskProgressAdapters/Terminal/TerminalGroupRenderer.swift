@@ -199,9 +199,10 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// Takes in a member's update: its run begins, moves, pauses or ends.
   private func take(_ update: ProgressUpdate, at position: Int) {
     entries[position].latest = update
-    // A run that begins, moves, pauses or resumes; not the frames of a bar that settles after
-    // its run ended, which would write the summary again on every frame.
-    if update.reason == .stateChanged, update.state.phase.isActive {
+    // A run under way, whatever the update (a renderer attached mid-run joins members whose
+    // latest update is a frame); not the frames of a bar that settles after its run ended,
+    // which would write the summary again on every frame.
+    if update.state.phase.isActive {
       hadActivity = true
     }
     let unit = self.unit ?? update.unit

@@ -798,6 +798,20 @@ struct TerminalGroupRendererTests {
       terminal.lines.filter { $0.hasPrefix("Total") } == ["Total: 100%  8/8  2 finished"])
   }
 
+  @Test func piped_aRendererAttachedMidRunWritesTheSummaryWhenTheRunEnds() async {
+    // The member joins with its latest update, a frame of its running run, and the run then
+    // ends without another report.
+    let clock = ManualClock()
+    let group = TaskRunnerGroup(clock: clock)
+    let a = await HeldWork("a.bin", in: group, clock: clock, completed: 3, of: 4)
+    clock.advance(by: frame * 3)
+    let terminal = MemoryTerminal(columns: 80, rows: 10, capabilities: .plain)
+    group.attach(TerminalGroupRenderer(output: terminal, restoresTerminalOnSignals: false))
+    await a.end()
+    clock.advance(by: frame * 10)
+    #expect(terminal.lines.filter { $0.hasPrefix("Total") } == ["Total: 100%  4/4  1 finished"])
+  }
+
   @Test func piped_withoutASummaryLabelThereIsNoSummaryLine() {
     let scene = Scene(capabilities: .plain, summaryLabel: nil)
     scene.join("", .running(.zero))
