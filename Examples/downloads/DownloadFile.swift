@@ -15,7 +15,8 @@ struct DownloadFile: Equatable, Sendable {
   let bytesPerSecond: Double
   /// The count of bytes after which the connection breaks off, for `--fail-at`.
   let failsAfter: Int?
-  /// The seed of the speed's ups and downs.
+  /// Where the random ups and downs of the file's speed start from: the same ones for the same
+  /// number.
   let jitterSeed: UInt64
 
   /// How many chunks arrive per second.
