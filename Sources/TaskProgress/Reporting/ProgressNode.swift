@@ -82,9 +82,6 @@ final class ProgressNode: Sendable {
   // `Int(clamping:)`, is initialised lazily, and each report would check that it was (about a
   // nanosecond per report, measured by progress-bench (d)).
 
-  /// The first of the total word's payloads that are modes rather than totals: 2^62 - 8,
-  /// whatever the width of `Int`.
-  @usableFromInline static let modeBase: UInt64 = (1 << 62) - 8
   /// Counts and totals below this are kept in the words; larger ones take a lock.
   ///
   /// Where `Int` has 32 bits, every count but `Int.max` fits.
@@ -93,7 +90,8 @@ final class ProgressNode: Sendable {
   #else
   @usableFromInline static let countLimit = (1 << 62) - 8
   #endif
-  /// The total word's payloads that are modes rather than totals: ``modeBase`` and up.
+  /// The total word's payloads that are modes rather than totals: 2^62 - 8 and up, whatever the
+  /// width of `Int`.
   @usableFromInline static let fractionMode: UInt64 = (1 << 62) - 8
   @usableFromInline static let indeterminateCountingMode: UInt64 = (1 << 62) - 7
   @usableFromInline static let indeterminateMode: UInt64 = (1 << 62) - 6
