@@ -75,21 +75,6 @@ public struct LogFileError: Error, Hashable, Sendable, CustomStringConvertible {
       case .write: "write to"
       case .flush: "flush"
       }
-    return "cannot \(verb) log file '\(LogFileError.oneLine(path))': \(reason)"
-  }
-
-  /// `text` with its control characters and line separators escaped.
-  static func oneLine(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
-      if scalar.properties.generalCategory == .control || scalar == "\u{2028}"
-        || scalar == "\u{2029}"
-      {
-        result += scalar.escaped(asASCII: true)
-      } else {
-        result.unicodeScalars.append(scalar)
-      }
-    }
-    return result
+    return "cannot \(verb) log file '\(TerminalFormat.escapingBreaks(path))': \(reason)"
   }
 }

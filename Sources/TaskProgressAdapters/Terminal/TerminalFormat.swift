@@ -156,6 +156,22 @@ enum TerminalFormat {
     return String(result)
   }
 
+  /// `text` on one line that still says what it held: every character that ``singleLine(_:)``
+  /// turns into a space is escaped instead (`\n`, `\u{2028}`), for text a reader must be able
+  /// to tell apart, such as a path.
+  static func escapingBreaks(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isBreaking) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+      if isBreaking(scalar) {
+        result += scalar.escaped(asASCII: true)
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
   private static func isBreaking(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.properties.generalCategory {
     case .control, .lineSeparator, .paragraphSeparator: true
