@@ -14,7 +14,7 @@ import Synchronization
 ///   let clock = ManualClock()
 ///   let runner = TaskRunner(animation: .linear, clock: clock)
 ///   // ... the operation reports 0.5 and waits ...
-///   clock.advance(by: .seconds(1) / 60)     // the runner drains the report
+///   clock.advance(by: .seconds(1) / 60)     // the runner reads the report
 ///   clock.advance(by: .milliseconds(175))   // half of the 0.35 s linear animation
 ///   #expect(abs(runner.displayedProgress - 0.25) < 1e-9)
 /// }

@@ -25,45 +25,37 @@ struct RunTiming: Sendable {
     case fraction
   }
 
-  /// The time on the runner's clock when the run started.
-  private let started: Duration
-  /// The paused time before the current pause, if any.
-  private var pausedBefore: Duration = .zero
-  /// When the current pause began.
-  private var pausedSince: Duration?
+  /// The run's active time: running from its start, stopped while paused.
+  private var activeTime: Stopwatch
   /// What the estimator's positions measure; `nil` until the run reports progress.
   private var kind: Kind?
   private var estimator: ThroughputEstimator
 
   /// Starts timing a run at `now`.
   init(startedAt now: Duration) {
-    started = now
+    activeTime = Stopwatch(startedAt: now)
     estimator = ThroughputEstimator(start: .zero)
   }
 
-  /// The time the run has been active at `now`: since it started, its pauses left out.
-  func activeTime(at now: Duration) -> Duration {
-    let end = pausedSince ?? now
-    return max(end - started - pausedBefore, .zero)
+  /// Whether the run is paused: the one place its pause is kept.
+  var isPaused: Bool {
+    !activeTime.isRunning
   }
 
   /// Stops the active time at `now`.
   mutating func pause(at now: Duration) {
-    guard pausedSince == nil else { return }
-    pausedSince = max(now, started)
+    activeTime.stop(at: now)
   }
 
   /// Lets the active time run again from `now`.
   mutating func resume(at now: Duration) {
-    guard let since = pausedSince else { return }
-    pausedBefore += max(now - since, .zero)
-    pausedSince = nil
+    activeTime.start(at: now)
   }
 
   /// Records the run's progress at `now`.
   mutating func record(_ progress: RunProgress, at now: Duration) {
     guard let (kind, position, _) = RunTiming.position(of: progress) else { return }
-    let time = activeTime(at: now)
+    let time = activeTime.elapsed(at: now)
     // A frame before the first report reads the run's zero: no kind yet.
     if self.kind == nil && position == 0 { return }
     if self.kind == nil {
@@ -74,7 +66,7 @@ struct RunTiming: Sendable {
       estimator.reset(at: time, position: position)
       return
     }
-    if pausedSince != nil {
+    if isPaused {
       // Work that goes on while paused is no part of the rate, which measures active time.
       estimator.skip(to: position, at: time)
     } else {
@@ -87,7 +79,7 @@ struct RunTiming: Sendable {
     guard let (kind, _, remaining) = RunTiming.position(of: progress), kind == self.kind else {
       return .unknown
     }
-    let time = activeTime(at: now)
+    let time = activeTime.elapsed(at: now)
     guard let rate = estimator.rate(at: time) else { return .unknown }
     return Estimate(
       throughput: kind == .counts ? rate : nil,

@@ -1,4 +1,4 @@
-/// Something that draws on frames: a runner that drains its reports and moves its display.
+/// Something that draws on frames: a runner that reads its reports and moves its display, a group that sums up its members.
 @MainActor
 protocol FrameClient: AnyObject {
   /// Runs one frame at `now`, a time on the ticker's clock, and returns whether it needs another.

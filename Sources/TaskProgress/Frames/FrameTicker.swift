@@ -13,9 +13,9 @@ final class FrameTicker {
   final class Registration {
     fileprivate weak var client: (any FrameClient)?
     fileprivate let interval: Duration
-    /// Whether the client's frames come after every other client's in a pass.
+    /// Whether the client's frames come after every other client's in a wake-up.
     fileprivate let isLate: Bool
-    /// The order of registration: the order of every pass.
+    /// The order of registration: the order of every wake-up.
     fileprivate let order: UInt64
     /// The next frame's time, or `nil` while the client needs none.
     fileprivate var deadline: Duration?
@@ -31,23 +31,23 @@ final class FrameTicker {
   }
 
   private let timer: any FrameTimer
-  /// The registrations that have a deadline, or had one since the last pass, in registration order.
+  /// The registrations that have a deadline, or had one since the last wake-up, in registration order.
   private var listed: [Registration] = []
   /// The number of clients with a frame scheduled.
   private(set) var scheduledClients = 0
   private var lastOrder: UInt64 = 0
   /// The deadline the timer is set for.
   private var armed: Duration?
-  private var isTicking = false
-  /// The time of the pass under way, while its clients that are not late are served: a late
-  /// client that asks for a frame then gets it in this pass.
-  private var passTime: Duration?
-  /// Whether registrations were listed during the pass, out of order.
-  private var listedDuringPass = false
+  private var isWaking = false
+  /// The time of the wake-up under way, while its clients that are not late are served: a late
+  /// client that asks for a frame then gets it in this wake-up.
+  private var wakeUpTime: Duration?
+  /// Whether registrations were listed during the wake-up, out of order.
+  private var listedDuringWakeUp = false
 
   init(timer: any FrameTimer) {
     self.timer = timer
-    timer.setHandler { [weak self] in self?.tick() }
+    timer.setHandler { [weak self] in self?.wakeUp() }
   }
 
   /// The time on the ticker's clock.
@@ -61,8 +61,8 @@ final class FrameTicker {
   ///   - client: The client, held weakly.
   ///   - interval: The time between its frames.
   ///   - late: Whether the client's frames come after those of every client that is not late,
-  ///     in every pass. A late client that asks for a frame while the others are being served
-  ///     gets it in the same pass: a group that sums up its runners sees what their frames just
+  ///     in every wake-up. A late client that asks for a frame while the others are being served
+  ///     gets it in the same wake-up: a group that sums up its runners sees what their frames just
   ///     read.
   /// - Returns: The client's registration.
   func register(
@@ -79,19 +79,19 @@ final class FrameTicker {
       guard registration.deadline != nil else { return }
       registration.deadline = nil
       scheduledClients -= 1
-      if scheduledClients == 0, !isTicking {
+      if scheduledClients == 0, !isWaking {
         armed = nil
         timer.disarm()
       }
       return
     }
     guard registration.client != nil else { return }
-    if registration.isLate, let passTime {
-      // Asked for while the other clients are served: due in this pass.
+    if registration.isLate, let wakeUpTime {
+      // Asked for while the other clients are served: due in this wake-up.
       if let deadline = registration.deadline {
-        registration.deadline = min(deadline, passTime)
+        registration.deadline = min(deadline, wakeUpTime)
       } else {
-        registration.deadline = passTime
+        registration.deadline = wakeUpTime
         scheduledClients += 1
         list(registration)
       }
@@ -102,7 +102,7 @@ final class FrameTicker {
     registration.deadline = deadline
     scheduledClients += 1
     list(registration)
-    if !isTicking, armed.map({ deadline < $0 }) ?? true {
+    if !isWaking, armed.map({ deadline < $0 }) ?? true {
       armed = deadline
       timer.arm(at: deadline)
     }
@@ -112,8 +112,8 @@ final class FrameTicker {
   func remove(_ registration: Registration) {
     setNeedsFrames(registration, false)
     registration.client = nil
-    if !isTicking, registration.isListed {
-      listed.removeAll { $0 === registration }  // a pass would drop it, but none may come
+    if !isWaking, registration.isListed {
+      listed.removeAll { $0 === registration }  // a wake-up would drop it, but none may come
     }
   }
 
@@ -121,9 +121,9 @@ final class FrameTicker {
   private func list(_ registration: Registration) {
     guard !registration.isListed else { return }
     registration.isListed = true
-    if isTicking {
+    if isWaking {
       listed.append(registration)
-      listedDuringPass = true
+      listedDuringWakeUp = true
       return
     }
     var low = 0
@@ -137,29 +137,29 @@ final class FrameTicker {
 
   /// One wake-up: every client whose frame is due gets it, with one reading of the clock; the
   /// late ones after all the others.
-  private func tick() {
+  private func wakeUp() {
     armed = nil
     let now = self.now
-    isTicking = true
-    passTime = now
-    // Registrations listed during the pass are served on their own deadline, later, unless
+    isWaking = true
+    wakeUpTime = now
+    // Registrations listed during the wake-up are served on their own deadline, later, unless
     // they are late.
     let count = listed.count
     for registration in listed.prefix(count) where !registration.isLate {
       serve(registration, at: now)
     }
-    passTime = nil
+    wakeUpTime = nil
     for registration in listed where registration.isLate {
       serve(registration, at: now)
     }
-    isTicking = false
+    isWaking = false
     listed.removeAll { registration in
       guard registration.deadline == nil || registration.client == nil else { return false }
       registration.isListed = false
       return true
     }
-    if listedDuringPass {
-      listedDuringPass = false
+    if listedDuringWakeUp {
+      listedDuringWakeUp = false
       listed.sort { $0.order < $1.order }
     }
     if let earliest = listed.lazy.compactMap(\.deadline).min() {

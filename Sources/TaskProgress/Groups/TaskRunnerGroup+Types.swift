@@ -182,8 +182,8 @@ extension TaskRunnerGroup {
   ///
   /// A renderer first gets a `.joined` for every member and a `.frame`; then, in order, every
   /// update each member's own renderers get, a `.joined` or `.left` as runners come and go, and
-  /// a `.frame` at the end of each of the group's passes, at most once per frame, after the
-  /// updates that frame read. Passes come on every frame while a run is under way, and until the
+  /// a `.frame` at the end of each of the group's frames, after the updates that frame read.
+  /// Frames come while a run is under way, and until the
   /// group settles (``Summary/isSettled``) after its last run ends: a renderer closes its drawing
   /// then, not when a queue is between two runs.
   public enum Event: Sendable {
@@ -193,7 +193,7 @@ extension TaskRunnerGroup {
     case updated(Member.ID, ProgressUpdate)
     /// A runner left the group, or the group went away.
     case left(Member.ID)
-    /// The end of a pass over the group: the overall progress, and the moment to draw. The
+    /// The end of a frame of the group: the overall progress, and the moment to draw. The
     /// duration is the time on the group's clock since the group was created.
     case frame(Summary, time: Duration)
   }

@@ -11,8 +11,8 @@ public import Observation
 @MainActor
 @Observable
 public final class TaskRunnerGroup {
-  /// What the group keeps of a member between passes.
-  fileprivate final class Record {
+  /// What the group keeps of a member between frames.
+  fileprivate final class MemberState {
     let member: Member
     /// The follow registration; the runner stops telling the group when it goes.
     var token: ObservationToken?
@@ -24,7 +24,7 @@ public final class TaskRunnerGroup {
     /// cancellation: work done, for the group's speed, though the run shows 0.
     var lastActiveFraction: Double = 0
     /// The share of the runner's work the group's speed has counted, or `nil` before the
-    /// runner's first pass: what it had done when it joined is no speed of the group's.
+    /// runner's first frame: what it had done when it joined is no speed of the group's.
     var countedFraction: Double?
 
     init(member: Member, latest: ProgressUpdate) {
@@ -55,7 +55,7 @@ public final class TaskRunnerGroup {
   /// speed: with ``Weighting/units``, set it to the runners' unit, such as
   /// ``ProgressUnit/bytes``.
   public var unit: ProgressUnit = .items {
-    didSet { setNeedsPass() }
+    didSet { setNeedsFrame() }
   }
 
   /// How long the group waits, once no run is under way, before it is settled
@@ -68,22 +68,20 @@ public final class TaskRunnerGroup {
   /// The runners in the group, in the order they joined.
   public private(set) var members: [Member] = []
 
-  @ObservationIgnored private var records: [ObjectIdentifier: Record] = [:]
+  @ObservationIgnored private var states: [ObjectIdentifier: MemberState] = [:]
   @ObservationIgnored private var summaryValue = Summary.empty
   @ObservationIgnored private let observers = ObserverRegistry<Summary>()
   @ObservationIgnored private let renderers = ObserverRegistry<Event>()
-  @ObservationIgnored private let ticker: FrameTicker
+  @ObservationIgnored private var time: FrameTime
   @ObservationIgnored private var frames: FrameTicker.Registration?
-  @ObservationIgnored private let origin: Duration
-  @ObservationIgnored private var latestTime: Duration = .zero
   @ObservationIgnored private var timing = GroupTiming()
   /// The members in each phase, as their updates arrive.
   @ObservationIgnored private var liveCounts = PhaseCounts()
-  /// Whether a run started since the last pass, though it may have ended since.
-  @ObservationIgnored private var startedSincePass = false
+  /// Whether a run started since the last frame, though it may have ended since.
+  @ObservationIgnored private var startedSinceFrame = false
   /// When the group settles, while no run is under way and it has not settled yet.
   @ObservationIgnored private var settlesAt: Duration?
-  /// Whether a member changed since the last pass.
+  /// Whether a member changed since the last frame.
   @ObservationIgnored private var isDirty = false
 
   /// Creates an empty group.
@@ -94,7 +92,7 @@ public final class TaskRunnerGroup {
   ///   - updateInterval: The longest a change waits before the sums follow it; one frame at
   ///     60 Hz by default, kept within 1 ms...60 s.
   ///   - clock: The clock of the group's frames; give it the runners' clock, so that the group
-  ///     sums up in the same pass as their frames. Pass a ``ManualClock`` in tests.
+  ///     sums up in the same wake-up as their frames. Pass a ``ManualClock`` in tests.
   public init(
     weighting: Weighting = .units,
     unit: ProgressUnit = .items,
@@ -104,20 +102,19 @@ public final class TaskRunnerGroup {
     self.weighting = weighting
     self.unit = unit
     self.updateInterval = min(max(updateInterval, .milliseconds(1)), .seconds(60))
-    self.ticker = FrameTicker.shared(for: clock)
-    self.origin = ticker.now
-    self.frames = ticker.register(self, every: self.updateInterval, late: true)
+    self.time = FrameTime(ticker: FrameTicker.shared(for: clock))
+    self.frames = time.ticker.register(self, every: self.updateInterval, late: true)
   }
 
   /// Stops following the runners and detaches every renderer; the runners go on.
   isolated deinit {
-    frames.map(ticker.remove)
+    frames.map(time.ticker.remove)
     // Renderers draw the group as it is, not as it was at the last frame, before they detach.
     if isDirty && !renderers.isEmpty {
-      pass(at: time())
+      sumUp(at: time.now())
     }
-    for record in records.values {
-      record.token?.cancel()
+    for state in states.values {
+      state.token?.cancel()
     }
     observers.close()
     renderers.close()
@@ -176,12 +173,12 @@ public final class TaskRunnerGroup {
   @discardableResult
   public func remove(_ runner: TaskRunner) -> Bool {
     let id = ObjectIdentifier(runner)
-    guard let record = records.removeValue(forKey: id) else { return false }
-    record.token?.cancel()
-    note(from: record.latest.state.phase, to: nil)
+    guard let state = states.removeValue(forKey: id) else { return false }
+    state.token?.cancel()
+    note(from: state.latest.state.phase, to: nil)
     members.removeAll { $0.id == id }
     renderers.publish(.left(id))
-    setNeedsPass()
+    setNeedsFrame()
     return true
   }
 
@@ -197,18 +194,18 @@ public final class TaskRunnerGroup {
   }
 
   private func insert(_ member: Member) -> Bool {
-    guard records[member.id] == nil else { return false }
-    let record = Record(member: member, latest: placeholder)
-    records[member.id] = record
+    guard states[member.id] == nil else { return false }
+    let state = MemberState(member: member, latest: placeholder)
+    states[member.id] = state
     members.append(member)
     // The first call comes at once, with the runner's current state: the `.joined` event's.
     // The callback holds the member's identity, not the member: the runner holds the callback.
     var isFirst = true
     let id = member.id
-    record.token = member.runner.follow { [weak self, weak record] update in
-      guard let self, let record else { return }
-      let old = record.latest.state.phase
-      record.take(update)
+    state.token = member.runner.follow { [weak self, weak state] update in
+      guard let self, let state else { return }
+      let old = state.latest.state.phase
+      state.take(update)
       if isFirst {
         isFirst = false  // counted by `insert`
       } else {
@@ -217,20 +214,20 @@ public final class TaskRunnerGroup {
           renderers.publish(.updated(id, update))
         }
       }
-      setNeedsPass()
+      setNeedsFrame()
       // The end of the last run is summed up at once, not on the next frame: a program that
       // exits when its last run ends shows the group's true end.
       if update.reason == .stateChanged, isOver, summaryValue.counts != liveCounts {
-        pass(at: time())
+        sumUp(at: time.now())
       }
     }
-    note(from: nil, to: record.latest.state.phase)
-    renderers.publish(.joined(member, record.latest))
+    note(from: nil, to: state.latest.state.phase)
+    renderers.publish(.joined(member, state.latest))
     return true
   }
 
   /// Keeps count of the members in each phase as their updates arrive, so that the group's
-  /// running time starts and stops at the moment of the transition, not at the next pass.
+  /// running time starts and stops at the moment of the transition, not at the next frame.
   private func note(from old: RunPhase?, to new: RunPhase?) {
     guard old != new else { return }
     if let old {
@@ -240,10 +237,10 @@ public final class TaskRunnerGroup {
       liveCounts[new] += 1
     }
     if new?.isActive == true {
-      startedSincePass = true
+      startedSinceFrame = true
     }
     if old == .running || new == .running {
-      timing.setRunning(liveCounts.running > 0, at: time())
+      timing.setRunning(liveCounts.running > 0, at: time.now())
     }
   }
 
@@ -259,7 +256,7 @@ public final class TaskRunnerGroup {
 
   // MARK: - Sums
 
-  /// The overall progress as of the last pass.
+  /// The overall progress as of the last frame.
   public var summary: Summary {
     access(keyPath: \.summary)
     return summaryValue
@@ -308,7 +305,7 @@ public final class TaskRunnerGroup {
   ///
   /// - Returns: A token. The calls stop when it is cancelled or released, so keep it.
   public func observe(_ observer: @escaping @MainActor (Summary) -> Void) -> ObservationToken {
-    passIfNeeded()
+    sumUpIfNeeded()
     return observers.add(initial: summaryValue, observer)
   }
 
@@ -324,11 +321,11 @@ public final class TaskRunnerGroup {
   ///   Releasing it does not detach the renderer.
   @discardableResult
   public func attach(_ renderer: some GroupRenderer) -> ObservationToken {
-    passIfNeeded()
+    sumUpIfNeeded()
     let initial =
       members.compactMap { member in
-        records[member.id].map { Event.joined(member, $0.latest) }
-      } + [.frame(summaryValue, time: time())]
+        states[member.id].map { Event.joined(member, $0.latest) }
+      } + [.frame(summaryValue, time: time.now())]
     return renderers.add(
       initialEvents: initial, cancelsOnRelease: false, onDetach: { renderer.didDetach() },
       { event in renderer.render(event) })
@@ -357,33 +354,27 @@ public final class TaskRunnerGroup {
     }
   }
 
-  // MARK: - Passes
+  // MARK: - Frames
 
-  /// The time since the group was created, never earlier than a time given out before.
-  private func time(_ tickerTime: Duration? = nil) -> Duration {
-    latestTime = max(latestTime, (tickerTime ?? ticker.now) - origin)
-    return latestTime
-  }
-
-  private func setNeedsPass() {
+  private func setNeedsFrame() {
     isDirty = true
     if let frames {
-      ticker.setNeedsFrames(frames)
+      time.ticker.setNeedsFrames(frames)
     }
   }
 
   /// Brings the sums up to date before a new observer or renderer gets them.
-  private func passIfNeeded() {
+  private func sumUpIfNeeded() {
     if isDirty {
-      pass(at: time())
+      sumUp(at: time.now())
     }
   }
 
-  /// One pass over every member: the sums, Observation, the observers and the renderers.
-  private func pass(at now: Duration) {
+  /// Sums up every member: the sums, Observation, the observers and the renderers.
+  private func sumUp(at now: Duration) {
     isDirty = false
-    defer { startedSincePass = false }
-    let sums = GroupSums(records: members.compactMap { records[$0.id] }, weighting: weighting)
+    defer { startedSinceFrame = false }
+    let sums = GroupSums(states: members.compactMap { states[$0.id] }, weighting: weighting)
     let isActive = liveCounts.active > 0
     timing.record(sums, isActive: isActive, at: now)
     let estimate = timing.estimate(for: sums, isActive: isActive, at: now)
@@ -393,7 +384,7 @@ public final class TaskRunnerGroup {
       counts: liveCounts, throughput: estimate.throughput,
       estimatedTimeRemaining: estimate.timeRemaining, unit: unit)
     let old = summaryValue
-    if (old.isActive || startedSincePass) && !new.isActive {
+    if (old.isActive || startedSinceFrame) && !new.isActive {
       settlesAt = now + TaskRunnerGroup.settlingInterval
     } else if new.isActive {
       settlesAt = nil
@@ -405,21 +396,12 @@ public final class TaskRunnerGroup {
     summaryValue = new
     if new != old {
       withMutation(keyPath: \.summary) {}
-      if new.fractionCompleted != old.fractionCompleted {
-        withMutation(keyPath: \.fractionCompleted) {}
-      }
-      if new.displayedProgress != old.displayedProgress {
-        withMutation(keyPath: \.displayedProgress) {}
-      }
-      if new.counts != old.counts {
-        withMutation(keyPath: \.counts) {}
-      }
-      if new.throughput != old.throughput {
-        withMutation(keyPath: \.throughput) {}
-      }
-      if new.estimatedTimeRemaining != old.estimatedTimeRemaining {
-        withMutation(keyPath: \.estimatedTimeRemaining) {}
-      }
+      notifyChange(of: \.fractionCompleted, showing: \.fractionCompleted, from: old, to: new)
+      notifyChange(of: \.displayedProgress, showing: \.displayedProgress, from: old, to: new)
+      notifyChange(of: \.counts, showing: \.counts, from: old, to: new)
+      notifyChange(of: \.throughput, showing: \.throughput, from: old, to: new)
+      notifyChange(
+        of: \.estimatedTimeRemaining, showing: \.estimatedTimeRemaining, from: old, to: new)
       observers.publish(new)
     }
     if !renderers.isEmpty {
@@ -436,20 +418,20 @@ public final class TaskRunnerGroup {
     var remaining = 0.0
     var isTotalKnown = true
 
-    /// The work done since the last pass, counted per runner: what the speed measures.
+    /// The work done since the last frame, counted per runner: what the speed measures.
     ///
     /// A runner that joins, goes back (a reset, a new run) or leaves adds nothing.
     var advance = 0.0
 
-    init(records: [Record], weighting: Weighting) {
+    init(states: [MemberState], weighting: Weighting) {
       // The weights known: given, or totals reported; the others count as their mean.
       var known: [Double?] = []
-      known.reserveCapacity(records.count)
+      known.reserveCapacity(states.count)
       var knownSum = 0.0
       var knownCount = 0
-      for record in records {
+      for state in states {
         let weight =
-          record.member.weight ?? (weighting == .equal ? 1 : record.knownTotal)
+          state.member.weight ?? (weighting == .equal ? 1 : state.knownTotal)
         if let weight {
           knownSum += weight
           knownCount += 1
@@ -457,20 +439,20 @@ public final class TaskRunnerGroup {
         known.append(weight)
       }
       let guess = knownCount > 0 ? knownSum / Double(knownCount) : 1
-      isTotalKnown = knownCount == records.count
+      isTotalKnown = knownCount == states.count
       var weights = known.map { $0 ?? guess }
       let sum = weights.reduce(0, +)
       if !(sum > 0) || !sum.isFinite {
         // Every weight is 0 (empty runs), or they add up past what a `Double` holds: count the
         // runners equally rather than divide by 0 or by infinity.
-        weights = Array(repeating: 1, count: records.count)
+        weights = Array(repeating: 1, count: states.count)
       }
-      for (record, weight) in zip(records, weights) {
-        let state = record.latest.state
+      for (member, weight) in zip(states, weights) {
+        let state = member.latest.state
         let fraction = state.fractionCompleted ?? 0
         total += weight
         completed += weight * fraction
-        displayed += weight * record.latest.displayedProgress
+        displayed += weight * member.latest.displayedProgress
         let done: Double
         switch state.phase {
         case .idle, .running, .paused:
@@ -479,12 +461,12 @@ public final class TaskRunnerGroup {
         case .finished:
           done = 1
         case .failed, .cancelled:
-          done = record.lastActiveFraction
+          done = member.lastActiveFraction
         }
-        if let counted = record.countedFraction, done > counted {
+        if let counted = member.countedFraction, done > counted {
           advance += (done - counted) * weight
         }
-        record.countedFraction = done
+        member.countedFraction = done
       }
       if total > 0 {
         self.fraction = min(max(completed / total, 0), 1)
@@ -496,12 +478,14 @@ public final class TaskRunnerGroup {
   }
 }
 
+extension TaskRunnerGroup: ObservedSnapshot {}
+
 extension TaskRunnerGroup: FrameClient {
-  /// One pass, if a member changed or a run is under way or the group is settling.
+  /// Sums up, if a member changed or a run is under way or the group is settling.
   func frame(at tickerTime: Duration) -> Bool {
-    let now = time(tickerTime)
+    let now = time.at(tickerTime)
     if isDirty || summaryValue.isActive || settlesAt != nil {
-      pass(at: now)
+      sumUp(at: now)
     }
     return isDirty || summaryValue.isActive || settlesAt != nil
   }
@@ -509,26 +493,18 @@ extension TaskRunnerGroup: FrameClient {
 
 /// How long some run of a group has been running, and how fast the group's work goes.
 private struct GroupTiming {
-  /// The running time before the current stretch.
-  private var before: Duration = .zero
-  /// When the current stretch of running began, while some run is running.
-  private var since: Duration?
+  /// The time during which some run was running.
+  private var runningTime = Stopwatch()
   private var estimator: ThroughputEstimator?
   /// The work done while the group was followed: every runner's advances, added up.
   private var work = 0.0
 
-  /// The time during which some run was running, up to `now`.
-  func runningTime(at now: Duration) -> Duration {
-    before + (since.map { max(now - $0, .zero) } ?? .zero)
-  }
-
   /// Starts or stops the running time at `now`.
   mutating func setRunning(_ running: Bool, at now: Duration) {
-    if running, since == nil {
-      since = now
-    } else if !running, let start = since {
-      before += max(now - start, .zero)
-      since = nil
+    if running {
+      runningTime.start(at: now)
+    } else {
+      runningTime.stop(at: now)
     }
   }
 
@@ -537,7 +513,7 @@ private struct GroupTiming {
   ///
   /// `isActive` says whether some run is under way, running or paused.
   mutating func record(_ sums: TaskRunnerGroup.GroupSums, isActive: Bool, at now: Duration) {
-    let time = runningTime(at: now)
+    let time = runningTime.elapsed(at: now)
     if sums.advance.isFinite {
       work += sums.advance
     }
@@ -547,7 +523,7 @@ private struct GroupTiming {
     }
     if estimator == nil {
       estimator = ThroughputEstimator(start: time, position: work)
-    } else if since != nil {
+    } else if runningTime.isRunning {
       estimator?.record(work, at: time)
     } else {
       estimator?.skip(to: work, at: time)
@@ -558,7 +534,7 @@ private struct GroupTiming {
     for sums: TaskRunnerGroup.GroupSums, isActive: Bool, at now: Duration
   ) -> RunTiming.Estimate {
     guard isActive, let estimator else { return .unknown }
-    let time = runningTime(at: now)
+    let time = runningTime.elapsed(at: now)
     guard let rate = estimator.rate(at: time) else { return .unknown }
     return RunTiming.Estimate(
       throughput: rate, timeRemaining: estimator.timeRemaining(for: sums.remaining, at: time))

@@ -95,7 +95,7 @@ final class ObserverRegistry<Event> {
     // Only what the initial events' callbacks published: an empty round would prune, a pass
     // over every entry.
     if !wasDelivering, !queue.isEmpty {
-      drain()
+      deliverQueued()
     }
     return token
   }
@@ -105,7 +105,7 @@ final class ObserverRegistry<Event> {
     lastSequence += 1
     queue.append((lastSequence, event))
     if !isDelivering {
-      drain()
+      deliverQueued()
     }
   }
 
@@ -116,7 +116,7 @@ final class ObserverRegistry<Event> {
       queue.append((lastSequence, event))
     }
     if !isDelivering {
-      drain()
+      deliverQueued()
     }
   }
 
@@ -130,7 +130,7 @@ final class ObserverRegistry<Event> {
     }
   }
 
-  private func drain() {
+  private func deliverQueued() {
     isDelivering = true
     var next = 0
     while next < queue.count {

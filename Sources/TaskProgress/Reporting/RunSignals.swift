@@ -20,11 +20,11 @@ final class RunSignals: Sendable {
   /// When the run's work last gave other tasks a turn through a checkpoint, in nanoseconds
   /// since ``origin``.
   private let lastYield = Atomic<Int64>(0)
-  /// When a frame of the runner last drained the run's reports, in nanoseconds since ``origin``.
-  private let lastDrain = Atomic<Int64>(0)
+  /// When a frame of the runner last read the run's reports, in nanoseconds since ``origin``.
+  private let lastFrame = Atomic<Int64>(0)
   /// How late a frame may be before checkpoints yield to let it through, in nanoseconds; `nil`
-  /// for a reporter that no runner drains.
-  private let drainDeadline: Int64?
+  /// for a reporter that no runner reads.
+  private let frameDeadline: Int64?
   /// The instant the signals were made: the origin of the times above, on the continuous clock
   /// (real time, whatever clock the runner uses, since starving threads is a real-time matter).
   private let origin = ContinuousClock.now
@@ -32,10 +32,10 @@ final class RunSignals: Sendable {
   /// How long a run's work may go without giving other tasks a turn at a checkpoint.
   static let yieldBudget: Duration = .milliseconds(10)
 
-  /// Creates the signals of a run whose runner drains it every `updateInterval`, or, for `nil`,
-  /// of a standalone reporter that no runner drains.
+  /// Creates the signals of a run whose runner reads it every `updateInterval`, or, for `nil`,
+  /// of a standalone reporter that no runner reads.
   init(updateInterval: Duration? = .seconds(1) / 60) {
-    drainDeadline = updateInterval.map { RunSignals.nanoseconds($0 * 5 / 4) }
+    frameDeadline = updateInterval.map { RunSignals.nanoseconds($0 * 5 / 4) }
   }
 
   private static func nanoseconds(_ duration: Duration) -> Int64 {
@@ -123,14 +123,14 @@ final class RunSignals: Sendable {
     }
   }
 
-  /// Notes that a frame drained the run now.
-  func markDrained() {
-    markDrained(at: elapsed)
+  /// Notes that a frame read the run's reports now.
+  func markFrame() {
+    markFrame(at: elapsed)
   }
 
-  /// ``markDrained()`` at a given time, in nanoseconds since ``origin``: what tests drive.
-  func markDrained(at now: Int64) {
-    lastDrain.store(now, ordering: .relaxed)
+  /// ``markFrame()`` at a given time, in nanoseconds since ``origin``: what tests drive.
+  func markFrame(at now: Int64) {
+    lastFrame.store(now, ordering: .relaxed)
   }
 
   /// Whether a checkpoint should yield now: while a frame is overdue, every caller yields, so
@@ -142,7 +142,7 @@ final class RunSignals: Sendable {
 
   /// ``shouldYield()`` at a given time, in nanoseconds since ``origin``: what tests drive.
   func shouldYield(at now: Int64) -> Bool {
-    if let drainDeadline, now - lastDrain.load(ordering: .relaxed) > drainDeadline {
+    if let frameDeadline, now - lastFrame.load(ordering: .relaxed) > frameDeadline {
       return true
     }
     let last = lastYield.load(ordering: .relaxed)

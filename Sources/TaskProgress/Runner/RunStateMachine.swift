@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The identity of one run of a ``TaskRunner``.
 ///
 /// A run's task carries its identity into every event it causes, so that a result or error from
@@ -13,62 +11,71 @@ struct RunID: Hashable, Sendable, CustomStringConvertible {
 /// The transition rules of ``TaskRunner``, as a plain value that tests drive without a main actor.
 ///
 /// The machine owns everything a run has: its identity, its task, the root of its reporters, the
-/// progress read from it last, whether it is paused, its timing, and the callers of `run` waiting
-/// for it. Each event is a method that updates
-/// the state and returns an action of its own, or `nil` when the event changes nothing; the
-/// runner only carries the action out (cancel a task, publish states, answer waiters).
+/// progress read from it last, its timing (whether it is paused among it), and the callers of
+/// `run` waiting for it. Each event only rewrites the state and returns an action of its own, or
+/// `nil` when it changes nothing. The machine starts no task, reads no reporter and resumes no
+/// continuation: the runner reads the run's reporters and passes in what it read, and carries
+/// out the actions (launch the task, mirror the pause to the reporters, cancel, publish states,
+/// answer waiters, let go of sources).
 struct RunStateMachine: Sendable {
   /// A run in progress.
   struct ActiveRun: Sendable {
     let id: RunID
-    /// The task that performs the operation.
-    let task: Task<Void, Never>
     /// The run's own reporter, the root of its children.
     let root: ProgressNode
+    /// The task that performs the operation, from ``RunStateMachine/launched(_:for:)`` on.
+    var task: Task<Void, Never>?
     /// The progress read last, which the state shows.
-    var progress: RunProgress
+    var progress: RunProgress = .zero
     /// The callers of `run` waiting for this run to end.
     var waiters: [CheckedContinuation<RunState, Never>]
-    /// Whether the run is paused: the flag its reporters read at checkpoints, kept in one place.
-    ///
-    /// ``RunStateMachine/pause(at:)`` sets it, ``RunStateMachine/resume(at:)`` and the end of the
-    /// operation clear it; a cancel or a reset leaves it, and wakes the tasks waiting at
-    /// checkpoints through the cancelled flag instead.
-    var isPaused: Bool { root.signals.isPaused }
     /// The version of the run's status text that ``progress`` shows.
     var messageVersion: UInt64 = 0
-    /// How long the run has been active, and how fast it goes.
+    /// How long the run has been active, whether it is paused, and how fast it goes.
     var timing: RunTiming
-
-    /// Cancels the operation's task and tells its reporters, waking those waiting while paused.
-    func cancel() {
-      root.signals.cancel()
-      task.cancel()
-    }
 
     /// The public state of the run: running or paused, with its progress.
     var state: RunState {
-      isPaused ? .paused(progress) : .running(progress)
+      timing.isPaused ? .paused(progress) : .running(progress)
     }
+  }
+
+  /// What a frame read of the active run's reporters: the inputs of
+  /// ``RunStateMachine/reportsRead(_:at:)``.
+  struct Reading: Sendable {
+    /// The root's progress, or `nil` when writers kept it from a consistent reading.
+    var progress: RunProgress?
+    /// The status text, when it changed since the version the state shows.
+    var message: (version: UInt64, text: String?)?
+  }
+
+  /// What the runner carries out after a pause or a resume.
+  struct PauseChange: Sendable {
+    /// The state to publish.
+    let state: RunState
+    /// Whether the run's reporters now wait at their checkpoints.
+    let isPaused: Bool
+    /// The run's reporters, to tell.
+    let signals: RunSignals
   }
 
   /// What the runner carries out when a run ends.
   struct RunEnd: Sendable {
-    /// The run, when the runner ended it and must cancel its task.
-    let cancelling: ActiveRun?
+    /// The run that ended.
+    let run: ActiveRun
+    /// Whether the runner ended it, so that its task and reporters are cancelled; otherwise its
+    /// operation ended, and tasks of the run still waiting at a checkpoint go on, to find it over.
+    let cancelsTask: Bool
     /// The states to publish, in order.
     let states: [RunState]
-    /// The callers of `run` waiting for the run, to answer with ``outcome``.
-    let waiters: [CheckedContinuation<RunState, Never>]
     /// How the run ended: `.finished`, `.failed` or `.cancelled`.
     let outcome: RunState
     /// The run's timing after its last report, when the operation ended it: what the estimate
     /// of that last report comes from.
     var timing: RunTiming? = nil
-    /// What the run's reporters mirrored, to let go of once the states are published: cancelled
-    /// when the run was cancelled or failed, so that the work behind them stops too.
-    let sources: ProgressSources
-    /// Whether the sources are cancelled, rather than only let go of.
+
+    /// Whether the sources the run's reporters mirror are cancelled once the states are
+    /// published, so that the work behind them stops too; otherwise they are only let go of.
     var cancelsSources: Bool {
       outcome.phase != .finished
     }
@@ -117,79 +124,73 @@ struct RunStateMachine: Sendable {
 
   /// Starts a run unless one is active (running or paused).
   ///
+  /// The runner then launches the run's task and hands it over with ``launched(_:for:)``.
+  ///
   /// - Parameters:
+  ///   - root: The run's root reporter.
   ///   - waiter: A caller of `run` to answer when the run ends.
   ///   - now: The time on the runner's clock, when the run's active time begins.
-  ///   - launch: Makes the run's root reporter and starts its task, given the run's identity.
   /// - Returns: The new run's identity, or `nil` when a run is active and nothing changed.
   mutating func start(
-    waiter: CheckedContinuation<RunState, Never>? = nil,
-    at now: Duration = .zero,
-    launch: (RunID) -> (task: Task<Void, Never>, root: ProgressNode)
+    root: ProgressNode, waiter: CheckedContinuation<RunState, Never>? = nil, at now: Duration
   ) -> RunID? {
     if case .active = current { return nil }
     lastRunNumber += 1
     let id = RunID(rawValue: lastRunNumber)
-    let (task, root) = launch(id)
     current = .active(
       ActiveRun(
-        id: id, task: task, root: root, progress: .zero, waiters: waiter.map { [$0] } ?? [],
-        timing: RunTiming(startedAt: now)))
+        id: id, root: root, waiters: waiter.map { [$0] } ?? [], timing: RunTiming(startedAt: now)))
     return id
   }
 
-  /// Reads the active run's reporters and status text; returns the run's state if it changed.
+  /// Keeps the task that performs `run`'s operation, if the run is still active.
+  mutating func launched(_ task: Task<Void, Never>, for run: RunID) {
+    guard case .active(var active) = current, active.id == run else { return }
+    active.task = task
+    current = .active(active)
+  }
+
+  /// Takes in what a frame read of the active run's reporters and status text.
   ///
-  /// - Parameters:
-  ///   - final: Whether the operation ended, so that its reporters are read even if a writer
-  ///     still races the reading (a consistent reading is skipped for a frame otherwise).
-  ///   - now: The time on the runner's clock, for the run's rate.
   /// - Returns: The state the runner now shows, running or paused with the new progress, or
-  ///   `nil` when it did not change.
-  mutating func drainReports(final: Bool = false, at now: Duration = .zero) -> RunState? {
-    guard case .active(var run) = current else { return nil }
-    run.root.signals.markDrained()
-    let counts = final ? run.root.readAnyway() : run.root.read()
-    let text = run.root.signals.messages.read(ifChangedSince: run.messageVersion)
-    guard counts != nil || text != nil else { return nil }
-    if let text {
-      run.messageVersion = text.version
+  ///   `nil` when no run is active or it did not change.
+  mutating func reportsRead(_ reading: Reading, at now: Duration) -> RunState? {
+    guard case .active(var run) = current,
+      reading.progress != nil || reading.message != nil
+    else { return nil }
+    if let message = reading.message {
+      run.messageVersion = message.version
     }
-    let progress = (counts ?? run.progress)
-      .withMessage(text.map(\.text) ?? run.progress.message)
+    let progress = (reading.progress ?? run.progress)
+      .withMessage(reading.message.map(\.text) ?? run.progress.message)
       .keepingFraction(of: run.progress)
     run.timing.record(progress, at: now)
-    guard progress != run.progress else {
-      current = .active(run)
-      return nil
-    }
+    let changed = progress != run.progress
     run.progress = progress
     current = .active(run)
-    return run.state
+    return changed ? run.state : nil
   }
 
   /// Pauses the running run.
   ///
   /// - Parameter now: The time on the runner's clock, from which the run's rate stops counting.
   /// - Returns: The paused state, or `nil` when no run is running (none, or paused already).
-  mutating func pause(at now: Duration = .zero) -> RunState? {
-    guard case .active(var run) = current, !run.isPaused else { return nil }
+  mutating func pause(at now: Duration) -> PauseChange? {
+    guard case .active(var run) = current, !run.timing.isPaused else { return nil }
     run.timing.pause(at: now)
-    run.root.signals.setPaused(true)
     current = .active(run)
-    return run.state
+    return PauseChange(state: run.state, isPaused: true, signals: run.root.signals)
   }
 
   /// Resumes the paused run.
   ///
   /// - Parameter now: The time on the runner's clock, from which the run's rate counts again.
   /// - Returns: The running state, or `nil` when no run is paused.
-  mutating func resume(at now: Duration = .zero) -> RunState? {
-    guard case .active(var run) = current, run.isPaused else { return nil }
+  mutating func resume(at now: Duration) -> PauseChange? {
+    guard case .active(var run) = current, run.timing.isPaused else { return nil }
     run.timing.resume(at: now)
-    run.root.signals.setPaused(false)
     current = .active(run)
-    return run.state
+    return PauseChange(state: run.state, isPaused: false, signals: run.root.signals)
   }
 
   /// The active run's speed and time remaining at `now`, or `nil` when no run is active.
@@ -199,22 +200,25 @@ struct RunStateMachine: Sendable {
 
   /// The operation of `run` returned (`.success`) or threw.
   ///
-  /// The last report the operation made before it ended is drained first, so that observers see
-  /// how far it got before they see how it ended.
+  /// - Parameters:
+  ///   - run: The run whose operation ended.
+  ///   - result: What the operation did.
+  ///   - lastReading: The run's reporters read once more, after the operation ended, so that
+  ///     observers see how far it got before they see how it ended.
+  ///   - sourceCancelled: Whether a source the run mirrors was cancelled at the last moment,
+  ///     which cancels the run, as it would a frame earlier.
+  ///   - now: The time on the runner's clock.
+  /// - Returns: The end to carry out, or `nil` when `run` is not the active run.
   mutating func operationEnded(
-    _ run: RunID, with result: Result<Void, any Error>, at now: Duration = .zero
+    _ run: RunID, with result: Result<Void, any Error>, lastReading: Reading,
+    sourceCancelled: Bool = false, at now: Duration
   ) -> RunEnd? {
-    guard let active = activeRun, active.id == run else { return nil }
+    guard activeRun?.id == run else { return nil }
     var states: [RunState] = []
-    // The sources' last values first, then the reporters' last reports. A source cancelled at
-    // the last moment cancels the run, as it would a frame earlier.
-    let sourceCancelled = active.root.signals.sources.finalPoll()
-    if let state = drainReports(final: true, at: now) {
+    if let state = reportsRead(lastReading, at: now) {
       states.append(state)
     }
-    let timing = activeRun?.timing
-    // Tasks of the run still waiting at a checkpoint go on, to find the run over.
-    active.root.signals.setPaused(false)
+    guard let active = activeRun else { return nil }
     switch result {
     case _ where sourceCancelled:
       current = .cancelled
@@ -225,17 +229,14 @@ struct RunStateMachine: Sendable {
     }
     states.append(state)
     return RunEnd(
-      cancelling: nil, states: states, waiters: active.waiters, outcome: state, timing: timing,
-      sources: active.root.signals.sources)
+      run: active, cancelsTask: false, states: states, outcome: state, timing: active.timing)
   }
 
   /// Cancels the active run, or only `run` when given and still active.
   mutating func cancel(ifActive run: RunID? = nil) -> RunEnd? {
     guard let active = activeRun, run == nil || run == active.id else { return nil }
     current = .cancelled
-    return RunEnd(
-      cancelling: active, states: [.cancelled], waiters: active.waiters, outcome: .cancelled,
-      sources: active.root.signals.sources)
+    return RunEnd(run: active, cancelsTask: true, states: [.cancelled], outcome: .cancelled)
   }
 
   /// Returns to idle, cancelling the active run first.
@@ -246,9 +247,7 @@ struct RunStateMachine: Sendable {
     case .active(let active):
       current = .idle
       return .endRunAndPublishIdle(
-        RunEnd(
-          cancelling: active, states: [.cancelled, .idle], waiters: active.waiters,
-          outcome: .cancelled, sources: active.root.signals.sources))
+        RunEnd(run: active, cancelsTask: true, states: [.cancelled, .idle], outcome: .cancelled))
     case .finished, .failed, .cancelled:
       current = .idle
       return .publishIdle

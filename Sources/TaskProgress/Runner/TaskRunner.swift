@@ -10,40 +10,14 @@ public import Observation
 @Observable
 public final class TaskRunner {
   @ObservationIgnored private var machine = RunStateMachine()
-  @ObservationIgnored private var animator: ProgressAnimator
+  @ObservationIgnored private var display: DisplayModel
   @ObservationIgnored private let registry = ObserverRegistry<ProgressUpdate>()
-  @ObservationIgnored private let ticker: FrameTicker
+  @ObservationIgnored private var time: FrameTime
   /// The runner's place with the ticker; set once, at the end of `init`.
   @ObservationIgnored private var frames: FrameTicker.Registration?
-  /// The ticker's time when the runner was created: the zero of ``currentTime``.
-  @ObservationIgnored private let origin: Duration
-  /// The latest time given out, so that no time given later is earlier.
-  @ObservationIgnored private var latestTime: Duration = .zero
-  /// The last displayed value computed, with its time and the animator's generation then.
-  @ObservationIgnored private var displayedCache:
-    (time: Duration, generation: UInt64, value: Double)?
-  /// The displayed progress renderers last got.
-  @ObservationIgnored private var lastDisplayed: Double = 0
-  /// The animator's generation when Observation last heard that the display moved.
-  @ObservationIgnored private var notifiedGeneration: UInt64 = 0
-  /// The time of the last frame at which the display was moving, if it still was then.
-  @ObservationIgnored private var lastMovingTime: Duration?
-  /// Whether Observation last heard that the display is animating.
-  @ObservationIgnored private var notifiedAnimating = false
-  /// The time of the last frame given to renderers, so that one time gets one frame.
-  @ObservationIgnored private var lastFrameTime: Duration?
+  @ObservationIgnored private var estimate = LazyEstimate()
   /// The task of the last run started; tests await it to know a cancelled run's task is over.
   @ObservationIgnored private(set) var lastRunTask: Task<Void, Never>?
-  /// The active run's speed and time remaining, as of the last frame; see ``staleEstimateTime``.
-  @ObservationIgnored private var estimate = RunTiming.Estimate.unknown
-  /// Whether ``throughput`` or ``estimatedTimeRemaining`` was ever read: until then no one can
-  /// observe them, so that frames need not compute them.
-  @ObservationIgnored private var estimateIsRead = false
-  /// The time of the last frame, while ``estimate`` is not computed for it yet.
-  ///
-  /// That is while nothing reads it: no renderer, no observer, and neither property read yet.
-  /// Hundreds of runners that nobody asks for a rate spend nothing on one.
-  @ObservationIgnored private var staleEstimateTime: Duration?
 
   /// What the counts of this runner's runs measure, for the views and renderers that format
   /// them: items by default, or bytes.
@@ -74,18 +48,17 @@ public final class TaskRunner {
     updateInterval: Duration = .seconds(1) / 60,
     clock: some Clock<Duration> = ContinuousClock()
   ) {
-    self.animator = ProgressAnimator(animation: animation)
+    self.display = DisplayModel(animation: animation)
     self.updateInterval = min(max(updateInterval, .milliseconds(1)), .seconds(60))
-    self.ticker = FrameTicker.shared(for: clock)
-    self.origin = ticker.now
-    self.frames = ticker.register(self, every: self.updateInterval)
+    self.time = FrameTime(ticker: FrameTicker.shared(for: clock))
+    self.frames = time.ticker.register(self, every: self.updateInterval)
   }
 
   /// Ends the active run, if any, as ``cancel()`` does, and detaches every renderer.
   isolated deinit {
-    frames.map(ticker.remove)
+    frames.map(time.ticker.remove)
     if let end = machine.cancel() {
-      carryOut(end, at: time())
+      carryOut(end, at: time.now())
     }
     registry.close()
   }
@@ -138,7 +111,7 @@ public final class TaskRunner {
   /// `runner.unit.format(throughput: rate)` gives `12.3 MB/s`.
   public var throughput: Double? {
     access(keyPath: \.throughput)
-    estimateIsRead = true
+    estimate.isRead = true
     return currentEstimate().throughput
   }
 
@@ -148,7 +121,7 @@ public final class TaskRunner {
   /// For a run that reports fractions rather than counts, the speed is that of its fraction.
   public var estimatedTimeRemaining: Duration? {
     access(keyPath: \.estimatedTimeRemaining)
-    estimateIsRead = true
+    estimate.isRead = true
     return currentEstimate().timeRemaining
   }
 
@@ -159,7 +132,7 @@ public final class TaskRunner {
   /// moves, and none while it is still.
   public var displayedProgress: Double {
     access(keyPath: \.displayedProgress)
-    return displayed(at: time())
+    return display.value(at: time.now())
   }
 
   /// The displayed progress at a time on the runner's clock, as ``ProgressUpdate/time`` and
@@ -168,30 +141,24 @@ public final class TaskRunner {
   /// The value is a pure function of the time, given the values delivered so far: a renderer
   /// that draws at its own rate samples it whenever it draws.
   public func displayedProgress(at time: Duration) -> Double {
-    displayed(at: time)
+    display.value(at: time)
   }
 
   /// Whether ``displayedProgress`` is still moving.
   public var isAnimating: Bool {
     access(keyPath: \.isAnimating)
-    return animator.isAnimating(at: time())
+    return display.isAnimating(at: time.now())
   }
 
   /// How ``displayedProgress`` moves to new values; a change applies to the next motion.
   public var animation: ProgressAnimation {
-    get { animator.animation }
-    set { animator.animation = newValue }
+    get { display.animation }
+    set { display.animation = newValue }
   }
 
   /// The time on the runner's clock since the runner was created, as in ``ProgressUpdate/time``.
   public var currentTime: Duration {
-    time()
-  }
-
-  /// The time since the runner was created, never earlier than a time given out before.
-  private func time(_ tickerTime: Duration? = nil) -> Duration {
-    latestTime = max(latestTime, (tickerTime ?? ticker.now) - origin)
-    return latestTime
+    time.now()
   }
 
   // MARK: - Observing
@@ -210,7 +177,7 @@ public final class TaskRunner {
   ///
   /// - Returns: A token. The calls stop when it is cancelled or released, so keep it.
   public func observe(_ observer: @escaping @MainActor (RunState) -> Void) -> ObservationToken {
-    registry.add(initial: update(.stateChanged, at: time())) { update in
+    registry.add(initial: update(.stateChanged, at: time.now())) { update in
       if update.reason == .stateChanged {
         observer(update.state)
       }
@@ -235,14 +202,14 @@ public final class TaskRunner {
   /// Attaches a renderer; with `detachingOnRelease`, for as long as the token lives.
   func attach(_ renderer: some ProgressRenderer, detachingOnRelease: Bool) -> ObservationToken {
     registry.add(
-      initial: update(.stateChanged, at: time()), cancelsOnRelease: detachingOnRelease,
+      initial: update(.stateChanged, at: time.now()), cancelsOnRelease: detachingOnRelease,
       onDetach: { renderer.didDetach() }, { update in renderer.render(update) })
   }
 
   /// Calls `handler` with every update renderers get, starting with the current state, for as
   /// long as the token lives: how a group follows its runners.
   func follow(_ handler: @escaping @MainActor (ProgressUpdate) -> Void) -> ObservationToken {
-    registry.add(initial: update(.stateChanged, at: time()), cancelsOnRelease: true, handler)
+    registry.add(initial: update(.stateChanged, at: time.now()), cancelsOnRelease: true, handler)
   }
 
   // MARK: - Running
@@ -312,31 +279,28 @@ public final class TaskRunner {
     _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Void,
     waiter: CheckedContinuation<RunState, Never>? = nil
   ) -> RunID? {
-    let interval = updateInterval
-    let now = time()
-    let started = transition { machine in
-      machine.start(waiter: waiter, at: now) { run in
-        let root = ProgressNode(signals: RunSignals(updateInterval: interval))
-        // An unstructured task, not detached: it inherits the caller's priority and task-locals.
-        // Its body is on the main actor; the operation, being `@concurrent`, runs off it.
-        let task = Task(priority: priority) { [weak self] in
-          let result: Result<Void, any Error>
-          do {
-            try Task.checkCancellation()  // cancelled before it began: never call the operation
-            try await operation(Reporter(node: root))
-            result = .success(())
-          } catch {
-            result = .failure(error)
-          }
-          self?.operationEnded(run, with: result)
-        }
-        return (task, root)
-      }
+    let now = time.now()
+    let root = ProgressNode(signals: RunSignals(updateInterval: updateInterval))
+    guard let run = transition({ $0.start(root: root, waiter: waiter, at: now) }) else {
+      return nil
     }
-    guard let started else { return nil }
-    lastRunTask = machine.activeRun?.task
+    // An unstructured task, not detached: it inherits the caller's priority and task-locals.
+    // Its body is on the main actor; the operation, being `@concurrent`, runs off it.
+    let task = Task(priority: priority) { [weak self] in
+      let result: Result<Void, any Error>
+      do {
+        try Task.checkCancellation()  // cancelled before it began: never call the operation
+        try await operation(Reporter(node: root))
+        result = .success(())
+      } catch {
+        result = .failure(error)
+      }
+      self?.operationEnded(run, with: result)
+    }
+    machine.launched(task, for: run)
+    lastRunTask = task
     stateChanged(publishing: [machine.state], at: now)
-    return started
+    return run
   }
 
   /// Pauses the running run: the state becomes `.paused` at once, and the work waits at its next
@@ -348,9 +312,10 @@ public final class TaskRunner {
   /// paused, and an operation that ends while paused ends the run as it would while running.
   /// Does nothing unless the state is `.running`.
   public func pause() {
-    let now = time()
-    guard let paused = transition({ $0.pause(at: now) }) else { return }
-    stateChanged(publishing: [paused], at: now)
+    let now = time.now()
+    guard let change = transition({ $0.pause(at: now) }) else { return }
+    change.signals.setPaused(true)
+    stateChanged(publishing: [change.state], at: now)
   }
 
   /// Resumes the paused run.
@@ -358,9 +323,10 @@ public final class TaskRunner {
   /// The state becomes `.running` at once, and the work waiting at checkpoints goes on. Does
   /// nothing unless the state is `.paused`.
   public func resume() {
-    let now = time()
-    guard let running = transition({ $0.resume(at: now) }) else { return }
-    stateChanged(publishing: [running], at: now)
+    let now = time.now()
+    guard let change = transition({ $0.resume(at: now) }) else { return }
+    change.signals.setPaused(false)
+    stateChanged(publishing: [change.state], at: now)
   }
 
   /// Cancels the active run.
@@ -380,19 +346,43 @@ public final class TaskRunner {
     guard let action = transition({ $0.reset() }) else { return }
     switch action {
     case .publishIdle:
-      stateChanged(publishing: [.idle], at: time())
+      stateChanged(publishing: [.idle], at: time.now())
     case .endRunAndPublishIdle(let end):
-      carryOut(end, at: time())
+      carryOut(end, at: time.now())
     }
   }
 
   // MARK: - Carrying out the state machine's actions
 
   private func operationEnded(_ run: RunID, with result: Result<Void, any Error>) {
+    guard let active = machine.activeRun, active.id == run else { return }
     // One time for the last reading of the run and for the states it ends with.
-    let now = time()
-    guard let end = transition({ $0.operationEnded(run, with: result, at: now) }) else { return }
+    let now = time.now()
+    // The sources' last values first, then the reporters' last reports.
+    let sourceCancelled = active.root.signals.sources.finalPoll()
+    let reading = read(active, final: true)
+    guard
+      let end = transition({
+        $0.operationEnded(
+          run, with: result, lastReading: reading, sourceCancelled: sourceCancelled, at: now)
+      })
+    else { return }
     carryOut(end, at: now)
+  }
+
+  /// Reads a run's reporters and, if it changed, its status text.
+  ///
+  /// - Parameters:
+  ///   - run: The active run.
+  ///   - final: Whether the operation ended, so that the reporters are read even if a writer
+  ///     still races the reading (a consistent reading is skipped for a frame otherwise).
+  /// - Returns: What the machine takes in.
+  private func read(_ run: RunStateMachine.ActiveRun, final: Bool) -> RunStateMachine.Reading {
+    let signals = run.root.signals
+    signals.markFrame()
+    return RunStateMachine.Reading(
+      progress: final ? run.root.readAnyway() : run.root.read(),
+      message: signals.messages.read(ifChangedSince: run.messageVersion))
   }
 
   private func cancel(_ run: RunID) {
@@ -402,23 +392,29 @@ public final class TaskRunner {
   /// Ends the active run, if the event does.
   private func endRun(_ event: (inout RunStateMachine) -> RunStateMachine.RunEnd?) {
     guard let end = transition(event) else { return }
-    carryOut(end, at: time())
+    carryOut(end, at: time.now())
   }
 
   /// Cancels the run's task if the runner ended it, publishes the states and answers the callers
   /// of `run`.
   private func carryOut(_ end: RunStateMachine.RunEnd, at now: Duration) {
-    end.cancelling?.cancel()
+    let signals = end.run.root.signals
+    if end.cancelsTask {
+      signals.cancel()  // wakes the tasks waiting while paused, to find the run cancelled
+      end.run.task?.cancel()
+    } else {
+      signals.setPaused(false)  // the tasks still waiting at a checkpoint go on
+    }
     stateChanged(publishing: end.states, at: now, ending: end.timing)
-    for waiter in end.waiters {
+    for waiter in end.run.waiters {
       waiter.resume(returning: end.outcome)
     }
     // Last: what the sources do when cancelled (a `Progress`'s handlers, observers of its
     // properties) finds the runner with the run's end published.
     if end.cancelsSources {
-      end.sources.cancel()
+      signals.sources.cancel()
     } else {
-      end.sources.drop()
+      signals.sources.drop()
     }
   }
 
@@ -434,7 +430,7 @@ public final class TaskRunner {
   ) {
     for state in states {
       if let target = state.fractionCompleted {
-        animator.animate(to: target, at: now)
+        display.animate(to: target, at: now)
       }
     }
     updateEstimate(at: now)
@@ -447,13 +443,15 @@ public final class TaskRunner {
       registry.publish(
         contentsOf: states.map { update(.stateChanged, state: $0, at: now, estimate: ending) })
     }
-    if animator.isAnimating(at: now) {
-      noteAnimating(true)
+    if display.isAnimating(at: now) {
+      if display.noteMotion(at: now) {
+        withMutation(keyPath: \.isAnimating) {}
+      }
     } else {
       publishFrame(at: now, evenIfStill: false)  // `.instant`, or a target that did not change
     }
     if let frames {
-      ticker.setNeedsFrames(frames, needsFrames(at: now))
+      time.ticker.setNeedsFrames(frames, needsFrames(at: now))
     }
   }
 
@@ -466,81 +464,38 @@ public final class TaskRunner {
 
   /// Whether frames are needed: a run is active (its reports must be read) or the display moves.
   private func needsFrames(at now: Duration) -> Bool {
-    machine.activeRun != nil || animator.isAnimating(at: now)
+    machine.activeRun != nil || display.isAnimating(at: now)
   }
 
   /// Tells Observation that the displayed progress moved, if it did, and gives renderers a frame
   /// when it moved or, with `evenIfStill`, unless they had one at this time already.
-  ///
-  /// Observation hears of every frame in which a motion runs or ends and of every jump, without
-  /// the value being computed: the getter computes it for whoever reads. Only renderers make the
-  /// runner compute it, once per frame.
   private func publishFrame(at now: Duration, evenIfStill: Bool) {
-    let moving = animator.isAnimating(at: now)
-    noteAnimating(moving)
-    // A motion that ends between two frames moves the display once more, unless it had already
-    // come to within rounding of its end.
-    let ended = lastMovingTime.map { !moving && displayed(at: now) != displayed(at: $0) } ?? false
-    if moving || ended || animator.generation != notifiedGeneration {
+    let frame = display.frame(at: now, hasRenderers: !registry.isEmpty, evenIfStill: evenIfStill)
+    if frame.animatingChanged {
+      withMutation(keyPath: \.isAnimating) {}
+    }
+    if frame.displayMoved {
       withMutation(keyPath: \.displayedProgress) {}
     }
-    notifiedGeneration = animator.generation
-    lastMovingTime = moving ? now : nil
-    guard !registry.isEmpty else { return }
-    let value = displayed(at: now)
-    let moved = value != lastDisplayed
-    lastDisplayed = value
-    if moved || (evenIfStill && lastFrameTime != now) {
-      lastFrameTime = now
+    if frame.rendersFrame {
       registry.publish(update(.frame, at: now))
     }
   }
 
-  /// Tells Observation when ``isAnimating`` changes; a value clamped at its end may not move
-  /// when the motion ends.
-  private func noteAnimating(_ moving: Bool) {
-    guard moving != notifiedAnimating else { return }
-    notifiedAnimating = moving
-    withMutation(keyPath: \.isAnimating) {}
-  }
-
-  /// The displayed value at `now`, computed once per time: a frame asks several times, and a
-  /// spring sums a motion per recent value.
-  private func displayed(at now: Duration) -> Double {
-    if let cached = displayedCache, cached.time == now, cached.generation == animator.generation {
-      return cached.value
-    }
-    let raw = animator.value(at: now)
-    let value = raw.isNaN ? 0 : min(max(raw, 0), 1)
-    displayedCache = (now, animator.generation, value)
-    return value
-  }
-
-  /// Computes the run's estimate for `now`, and tells Observation of what changed.
+  /// Computes the run's estimate for `now`, if something can read it, and tells Observation of
+  /// what changed.
   private func updateEstimate(at now: Duration) {
-    guard estimateIsRead || !registry.isEmpty else {
-      staleEstimateTime = now
-      return
-    }
-    staleEstimateTime = nil
-    let new = machine.estimate(at: now) ?? .unknown
-    let old = estimate
-    estimate = new
-    if new.throughput != old.throughput {
-      withMutation(keyPath: \.throughput) {}
-    }
-    if new.timeRemaining != old.timeRemaining {
-      withMutation(keyPath: \.estimatedTimeRemaining) {}
-    }
+    guard
+      let (old, new) = estimate.update(
+        at: now, eager: !registry.isEmpty, { self.machine.estimate(at: $0) ?? .unknown })
+    else { return }
+    notifyChange(of: \.throughput, showing: \.throughput, from: old, to: new)
+    notifyChange(of: \.estimatedTimeRemaining, showing: \.timeRemaining, from: old, to: new)
   }
 
   /// The estimate as of the last frame, computed now if the frame left it to whoever reads it.
   private func currentEstimate() -> RunTiming.Estimate {
-    if let time = staleEstimateTime {
-      estimate = machine.estimate(at: time) ?? .unknown
-      staleEstimateTime = nil
-    }
-    return estimate
+    estimate.current { self.machine.estimate(at: $0) ?? .unknown }
   }
 
   /// An update for renderers; an active state carries `estimate`, or else the runner's own.
@@ -552,34 +507,39 @@ public final class TaskRunner {
     // A state of an ended run carries no estimate.
     let estimate = state.phase.isActive ? estimate ?? currentEstimate() : .unknown
     return ProgressUpdate(
-      reason: reason, state: state, displayedProgress: displayed(at: now), time: now,
+      reason: reason, state: state, displayedProgress: display.value(at: now), time: now,
       throughput: estimate.throughput, estimatedTimeRemaining: estimate.timeRemaining,
       unit: unit)
   }
 }
 
+extension TaskRunner: ObservedSnapshot {}
+
 extension TaskRunner: FrameClient {
-  /// One frame: drain the reports, move the display, and say whether another frame is needed.
+  /// One frame: read the reports, move the display, and say whether another frame is needed.
   func frame(at tickerTime: Duration) -> Bool {
-    let now = time(tickerTime)
-    // What the run's reporters mirror from elsewhere is read into them first.
-    let run = machine.activeRun?.id
-    let sourceCancelled = activeSignals?.sources.poll() ?? false
-    if let state = transition({ $0.drainReports(at: now) }) {
-      stateChanged(publishing: [state], at: now)
+    let now = time.at(tickerTime)
+    if let run = machine.activeRun {
+      // What the run's reporters mirror from elsewhere is read into them first.
+      let sourceCancelled = run.root.signals.sources.poll()
+      if let state = transition({ $0.reportsRead(read(run, final: false), at: now) }) {
+        stateChanged(publishing: [state], at: now)
+      } else {
+        updateEstimate(at: now)
+      }
+      if sourceCancelled {
+        // After the reading: observers see how far the run got, then that it was cancelled.
+        // Only this run: an observer of the state read may have started another.
+        cancel(run.id)
+      }
     } else {
       updateEstimate(at: now)
     }
-    if sourceCancelled, let run {
-      // After the drain: observers see how far the run got, then that it was cancelled. Only
-      // this run: an observer of the drained state may have started another.
-      cancel(run)
-    }
     // While a run is active, renderers get every frame, so that an indeterminate bar, an ETA or a
     // throttled redraw can move even when the value does not.
-    // An observer of the drained state may have moved the runner's time on, by cancelling,
+    // An observer of the state read may have moved the runner's time on, by cancelling,
     // resetting or starting it: the frame comes no earlier than what it published.
-    let latest = max(now, latestTime)
+    let latest = max(now, time.latest)
     publishFrame(at: latest, evenIfStill: machine.activeRun != nil)
     return needsFrames(at: latest)
   }

@@ -98,12 +98,12 @@ struct ReporterTests {
     // Frames every 10 ms: one is overdue 12.5 ms after the last drain.
     let signals = RunSignals(updateInterval: .milliseconds(10))
     let millisecond: Int64 = 1_000_000
-    signals.markDrained(at: 100 * millisecond)
+    signals.markFrame(at: 100 * millisecond)
     #expect(signals.shouldYield(at: 111 * millisecond))  // the 10 ms budget since 0
     #expect(!signals.shouldYield(at: 112 * millisecond))
     #expect(signals.shouldYield(at: 113 * millisecond))  // overdue: every call yields
     #expect(signals.shouldYield(at: 113 * millisecond))
-    signals.markDrained(at: 117 * millisecond)
+    signals.markFrame(at: 117 * millisecond)
     #expect(!signals.shouldYield(at: 118 * millisecond))
   }
 

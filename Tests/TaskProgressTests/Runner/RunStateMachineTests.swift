@@ -3,152 +3,163 @@ import Testing
 
 @testable import TaskProgress
 
+/// The machine driven as a value: every event in every phase, with its action and the state after.
+///
+/// Nothing here runs a task or reads a reporter; readings are passed in.
 @Suite("Run state machine")
 struct RunStateMachineTests {
   /// The events, with "current" meaning the run that is active or, when none is, the last one.
   enum EventKind: CaseIterable {
-    case start, reportNew, reportSame, reportStale, returned, returnedStale, threw,
-      threwCancellation
-    case threwStale, cancel, reset, pause, resume
+    case start
+    /// A reading with a new fraction, the same progress, nothing consistent, or new text.
+    case readNew, readSame, readNothing, readMessage
+    case returned, returnedWithLastReport, returnedWithSourceCancelled, returnedStale
+    case threw, threwCancellation, threwStale
+    case cancel, cancelStale, reset, pause, resume
   }
 
-  /// The outcome of an event, with the run it names: the current one (`current`), a new one
-  /// (`next`), or none.
+  /// The action an event returned, in full.
   enum Outcome: Equatable {
-    case none, rejectStart, launchNext, publishProgress, endCurrent, cancelCurrent
-    case cancelCurrentAndReset, publishReset, publishPaused, publishResumed
-    /// An action that names a run other than the one expected.
-    case wrongRun
+    case none
+    case rejectStart
+    /// Launch the task of the run with this number.
+    case launch(UInt64)
+    /// Publish this state.
+    case publish(RunState)
+    /// Tell the reporters whether they wait at checkpoints, and publish the state.
+    case setPaused(Bool, RunState)
+    /// End the run with this number: cancel its task or let its paused tasks go on, publish the
+    /// states, and answer waiters with the outcome.
+    case end(UInt64, cancelsTask: Bool, states: [RunState], outcome: RunState)
+    case publishIdle
   }
 
-  /// A machine with the root reporters of its runs, so that tests can report into any run.
-  struct Fixture {
+  static let current = RunID(rawValue: 2)
+  static let stale = RunID(rawValue: 1)
+  static let message = RunProgress.zero.withMessage("step 2")
+
+  static func start(_ machine: inout RunStateMachine) -> RunID? {
+    machine.start(root: ProgressNode(signals: RunSignals()), at: .zero)
+  }
+
+  /// A machine in `phase` whose last run is run 2, so that run 1 is stale.
+  static func machine(in phase: RunPhase) -> RunStateMachine {
     var machine = RunStateMachine()
-    var roots: [RunID: ProgressNode] = [:]
-
-    /// Starts a run with a task that does nothing; returns its identity, or `nil` if refused.
-    mutating func start() -> RunID? {
-      var made: ProgressNode?
-      let run = machine.start { _ in
-        let root = ProgressNode(signals: RunSignals())
-        made = root
-        return (Task {}, root)
-      }
-      if let run, let made { roots[run] = made }
-      return run
+    _ = start(&machine)
+    _ = machine.operationEnded(stale, with: .success(()), lastReading: .init(), at: .zero)
+    _ = start(&machine)
+    let ended = { (result: Result<Void, any Error>) in
+      _ = machine.operationEnded(current, with: result, lastReading: .init(), at: .zero)
     }
-
-    /// Stores a report into a run's root, as its reporter does.
-    func report(_ fraction: Double, into run: RunID) {
-      roots[run].map { TaskRunner.Reporter(node: $0) }?.report(fractionCompleted: fraction)
-    }
-  }
-
-  /// Builds a machine in `phase`; the last run it started is run 2, so run 1 is stale.
-  static func fixture(in phase: RunPhase) -> Fixture {
-    var fixture = Fixture()
-    _ = fixture.start()
-    _ = fixture.machine.operationEnded(RunID(rawValue: 1), with: .success(()))
-    _ = fixture.start()
-    let run = RunID(rawValue: 2)
     switch phase {
     case .idle:
-      _ = fixture.machine.operationEnded(run, with: .success(()))
-      _ = fixture.machine.reset()
+      ended(.success(()))
+      _ = machine.reset()
     case .running: break
-    case .paused: _ = fixture.machine.pause()
-    case .finished: _ = fixture.machine.operationEnded(run, with: .success(()))
-    case .failed: _ = fixture.machine.operationEnded(run, with: .failure(TestError()))
-    case .cancelled: _ = fixture.machine.cancel()
+    case .paused: _ = machine.pause(at: .zero)
+    case .finished: ended(.success(()))
+    case .failed: ended(.failure(TestError()))
+    case .cancelled: _ = machine.cancel()
     }
-    return fixture
+    return machine
   }
 
-  /// Applies one event and names the outcome, with the run it concerns.
-  static func apply(_ kind: EventKind, to fixture: inout Fixture) -> Outcome {
-    let current = RunID(rawValue: 2)
-    let stale = RunID(rawValue: 1)
+  /// Applies one event and returns its action.
+  static func apply(_ kind: EventKind, to machine: inout RunStateMachine) -> Outcome {
     func ended(_ end: RunStateMachine.RunEnd?) -> Outcome {
-      guard let end else { return .none }
-      if let cancelling = end.cancelling {
-        guard cancelling.id == current else { return .wrongRun }
-        return end.states.last == .idle ? .cancelCurrentAndReset : .cancelCurrent
-      }
-      return .endCurrent
+      end.map {
+        .end(
+          $0.run.id.rawValue, cancelsTask: $0.cancelsTask, states: $0.states, outcome: $0.outcome)
+      } ?? .none
+    }
+    func read(_ reading: RunStateMachine.Reading) -> Outcome {
+      machine.reportsRead(reading, at: .zero).map(Outcome.publish) ?? .none
+    }
+    func operationEnded(
+      _ run: RunID, _ result: Result<Void, any Error>, last: RunStateMachine.Reading = .init(),
+      sourceCancelled: Bool = false
+    ) -> Outcome {
+      ended(
+        machine.operationEnded(
+          run, with: result, lastReading: last, sourceCancelled: sourceCancelled, at: .zero))
     }
     switch kind {
     case .start:
-      guard let run = fixture.start() else { return .rejectStart }
-      return run == RunID(rawValue: 3) ? .launchNext : .wrongRun
-    case .reportNew, .reportSame, .reportStale:
-      let progress = fixture.machine.state.progress?.fractionCompleted ?? 0
-      fixture.report(
-        kind == .reportSame ? progress : 0.75, into: kind == .reportStale ? stale : current)
-      return fixture.machine.drainReports() == nil ? .none : .publishProgress
-    case .returned: return ended(fixture.machine.operationEnded(current, with: .success(())))
-    case .returnedStale: return ended(fixture.machine.operationEnded(stale, with: .success(())))
-    case .threw: return ended(fixture.machine.operationEnded(current, with: .failure(TestError())))
-    case .threwCancellation:
-      return ended(fixture.machine.operationEnded(current, with: .failure(CancellationError())))
-    case .threwStale:
-      return ended(fixture.machine.operationEnded(stale, with: .failure(TestError())))
-    case .cancel: return ended(fixture.machine.cancel())
+      return start(&machine).map { .launch($0.rawValue) } ?? .rejectStart
+    case .readNew: return read(.init(progress: 0.75))
+    case .readSame: return read(.init(progress: machine.state.progress ?? .zero))
+    case .readNothing: return read(.init())
+    case .readMessage: return read(.init(message: (1, "step 2")))
+    case .returned: return operationEnded(current, .success(()))
+    case .returnedWithLastReport:
+      return operationEnded(current, .success(()), last: .init(progress: 0.5))
+    case .returnedWithSourceCancelled:
+      return operationEnded(current, .success(()), sourceCancelled: true)
+    case .returnedStale: return operationEnded(stale, .success(()))
+    case .threw: return operationEnded(current, .failure(TestError()))
+    case .threwCancellation: return operationEnded(current, .failure(CancellationError()))
+    case .threwStale: return operationEnded(stale, .failure(TestError()))
+    case .cancel: return ended(machine.cancel())
+    case .cancelStale: return ended(machine.cancel(ifActive: stale))
     case .reset:
-      switch fixture.machine.reset() {
+      switch machine.reset() {
       case nil: return .none
-      case .publishIdle: return .publishReset
+      case .publishIdle: return .publishIdle
       case .endRunAndPublishIdle(let end): return ended(end)
       }
-    case .pause: return fixture.machine.pause() == nil ? .none : .publishPaused
-    case .resume: return fixture.machine.resume() == nil ? .none : .publishResumed
+    case .pause: return machine.pause(at: .zero).map { .setPaused($0.isPaused, $0.state) } ?? .none
+    case .resume:
+      return machine.resume(at: .zero).map { .setPaused($0.isPaused, $0.state) } ?? .none
     }
   }
 
-  /// The specification, row by row: (phase, event) → (outcome, state after).
-  static let table: [RunPhase: [EventKind: (Outcome, RunState)]] = [
-    .idle: [
-      .start: (.launchNext, .running(0)),
-      .reportNew: (.none, .idle), .reportSame: (.none, .idle), .reportStale: (.none, .idle),
-      .returned: (.none, .idle), .returnedStale: (.none, .idle),
-      .threw: (.none, .idle), .threwCancellation: (.none, .idle), .threwStale: (.none, .idle),
-      .cancel: (.none, .idle), .reset: (.none, .idle),
-      .pause: (.none, .idle), .resume: (.none, .idle),
-    ],
-    .running: [
-      .start: (.rejectStart, .running(0)),
-      .reportNew: (.publishProgress, .running(0.75)), .reportSame: (.none, .running(0)),
-      .reportStale: (.none, .running(0)),
-      .returned: (.endCurrent, .finished), .returnedStale: (.none, .running(0)),
-      .threw: (.endCurrent, .failed(TestError())), .threwCancellation: (.endCurrent, .cancelled),
-      .threwStale: (.none, .running(0)),
-      .cancel: (.cancelCurrent, .cancelled), .reset: (.cancelCurrentAndReset, .idle),
-      .pause: (.publishPaused, .paused(0)), .resume: (.none, .running(0)),
-    ],
-    .paused: [
-      .start: (.rejectStart, .paused(0)),
-      .reportNew: (.publishProgress, .paused(0.75)), .reportSame: (.none, .paused(0)),
-      .reportStale: (.none, .paused(0)),
-      .returned: (.endCurrent, .finished), .returnedStale: (.none, .paused(0)),
-      .threw: (.endCurrent, .failed(TestError())), .threwCancellation: (.endCurrent, .cancelled),
-      .threwStale: (.none, .paused(0)),
-      .cancel: (.cancelCurrent, .cancelled), .reset: (.cancelCurrentAndReset, .idle),
-      .pause: (.none, .paused(0)), .resume: (.publishResumed, .running(0)),
-    ],
-    .finished: terminalRow(.finished),
-    .failed: terminalRow(.failed(TestError())),
-    .cancelled: terminalRow(.cancelled),
-  ]
-
-  static func terminalRow(_ state: RunState) -> [EventKind: (Outcome, RunState)] {
-    [
-      .start: (.launchNext, .running(0)),
-      .reportNew: (.none, state), .reportSame: (.none, state), .reportStale: (.none, state),
-      .returned: (.none, state), .returnedStale: (.none, state),
-      .threw: (.none, state), .threwCancellation: (.none, state), .threwStale: (.none, state),
-      .cancel: (.none, state), .reset: (.publishReset, .idle),
-      .pause: (.none, state), .resume: (.none, state),
+  /// The row of an active phase: `wrap` makes the phase's state from a progress.
+  static func activeRow(
+    _ wrap: @escaping (RunProgress) -> RunState
+  ) -> [EventKind: (Outcome, RunState)] {
+    let zero = wrap(0)
+    let isPaused = zero.phase == .paused
+    func end(_ cancels: Bool, _ states: [RunState], _ outcome: RunState) -> Outcome {
+      .end(2, cancelsTask: cancels, states: states, outcome: outcome)
+    }
+    return [
+      .start: (.rejectStart, zero),
+      .readNew: (.publish(wrap(0.75)), wrap(0.75)), .readSame: (.none, zero),
+      .readNothing: (.none, zero), .readMessage: (.publish(wrap(message)), wrap(message)),
+      .returned: (end(false, [.finished], .finished), .finished),
+      .returnedWithLastReport: (end(false, [wrap(0.5), .finished], .finished), .finished),
+      .returnedWithSourceCancelled: (end(false, [.cancelled], .cancelled), .cancelled),
+      .returnedStale: (.none, zero),
+      .threw: (end(false, [.failed(TestError())], .failed(TestError())), .failed(TestError())),
+      .threwCancellation: (end(false, [.cancelled], .cancelled), .cancelled),
+      .threwStale: (.none, zero),
+      .cancel: (end(true, [.cancelled], .cancelled), .cancelled), .cancelStale: (.none, zero),
+      .reset: (end(true, [.cancelled, .idle], .cancelled), .idle),
+      .pause: isPaused ? (.none, zero) : (.setPaused(true, .paused(0)), .paused(0)),
+      .resume: isPaused ? (.setPaused(false, .running(0)), .running(0)) : (.none, zero),
     ]
   }
+
+  /// The row of a phase without an active run, whose state is `state`.
+  static func inactiveRow(_ state: RunState) -> [EventKind: (Outcome, RunState)] {
+    var row = Dictionary(
+      uniqueKeysWithValues: EventKind.allCases.map { ($0, (Outcome.none, state)) })
+    row[.start] = (.launch(3), .running(0))
+    if state != .idle {
+      row[.reset] = (.publishIdle, .idle)
+    }
+    return row
+  }
+
+  /// The specification, row by row: (phase, event) → (action, state after).
+  static let table: [RunPhase: [EventKind: (Outcome, RunState)]] = [
+    .idle: inactiveRow(.idle),
+    .running: activeRow(RunState.running),
+    .paused: activeRow(RunState.paused),
+    .finished: inactiveRow(.finished),
+    .failed: inactiveRow(.failed(TestError())),
+    .cancelled: inactiveRow(.cancelled),
+  ]
 
   @Test func tableCoversEveryPhaseAndEvent() {
     #expect(Set(Self.table.keys) == Set(RunPhase.allCases))
@@ -158,58 +169,106 @@ struct RunStateMachineTests {
   }
 
   @Test(arguments: RunPhase.allCases, EventKind.allCases)
-  func everyPhaseAndEventHasItsSpecifiedOutcome(phase: RunPhase, kind: EventKind) throws {
-    var fixture = Self.fixture(in: phase)
-    #expect(fixture.machine.state.phase == phase)
+  func everyPhaseAndEventHasItsSpecifiedAction(phase: RunPhase, kind: EventKind) throws {
+    var machine = Self.machine(in: phase)
+    #expect(machine.state.phase == phase)
     let (expectedOutcome, expectedState) = try #require(Self.table[phase]?[kind])
-    #expect(Self.apply(kind, to: &fixture) == expectedOutcome)
-    #expect(fixture.machine.state == expectedState)
-    #expect((fixture.machine.activeRun != nil) == fixture.machine.state.phase.isActive)
+    #expect(Self.apply(kind, to: &machine) == expectedOutcome)
+    #expect(machine.state == expectedState)
+    #expect((machine.activeRun != nil) == machine.state.phase.isActive)
   }
 
   @Test func runsAreNumberedAndOnlyTheActiveOneCounts() {
-    var fixture = Fixture()
-    #expect(fixture.start() == RunID(rawValue: 1))
-    #expect(fixture.machine.cancel()?.cancelling?.id == RunID(rawValue: 1))
-    #expect(fixture.start() == RunID(rawValue: 2))
-    // The cancelled run's late report, result and error are all dropped.
-    fixture.report(0.9, into: RunID(rawValue: 1))
-    #expect(fixture.machine.drainReports() == nil)
-    #expect(fixture.machine.operationEnded(RunID(rawValue: 1), with: .success(())) == nil)
-    #expect(fixture.machine.operationEnded(RunID(rawValue: 1), with: .failure(TestError())) == nil)
-    #expect(fixture.machine.cancel(ifActive: RunID(rawValue: 1)) == nil)
-    #expect(fixture.machine.state == .running(0))
-    #expect(fixture.machine.activeRun?.id == RunID(rawValue: 2))
+    var machine = RunStateMachine()
+    #expect(Self.start(&machine) == RunID(rawValue: 1))
+    #expect(machine.cancel()?.run.id == RunID(rawValue: 1))
+    #expect(Self.start(&machine) == RunID(rawValue: 2))
+    // The cancelled run's task, result and error are all dropped.
+    machine.launched(Task {}, for: RunID(rawValue: 1))
+    #expect(machine.activeRun?.task == nil)
+    #expect(
+      machine.operationEnded(
+        RunID(rawValue: 1), with: .success(()), lastReading: .init(), at: .zero)
+        == nil)
+    #expect(
+      machine.operationEnded(
+        RunID(rawValue: 1), with: .failure(TestError()), lastReading: .init(progress: 0.9),
+        at: .zero) == nil)
+    #expect(machine.cancel(ifActive: RunID(rawValue: 1)) == nil)
+    #expect(machine.state == .running(0))
+    #expect(machine.activeRun?.id == RunID(rawValue: 2))
+  }
+
+  @Test func theActiveRunKeepsTheTaskItWasLaunchedWith() {
+    var machine = RunStateMachine()
+    let run = Self.start(&machine)!
+    let task = Task {}
+    machine.launched(task, for: run)
+    #expect(machine.activeRun?.task == task)
+    #expect(machine.cancel()?.run.task == task)
   }
 
   @Test func theLastReportBeforeTheEndIsPublishedBeforeTheTerminalState() {
-    var fixture = Fixture()
-    let run = fixture.start()!
-    fixture.report(0.25, into: run)
-    #expect(fixture.machine.drainReports() == .running(0.25))
-    fixture.report(0.58, into: run)
-    let end = fixture.machine.operationEnded(run, with: .failure(TestError()))
+    var machine = RunStateMachine()
+    let run = Self.start(&machine)!
+    #expect(machine.reportsRead(.init(progress: 0.25), at: .zero) == .running(0.25))
+    let end = machine.operationEnded(
+      run, with: .failure(TestError()), lastReading: .init(progress: 0.58), at: .zero)
     #expect(end?.states == [.running(0.58), .failed(TestError())])
     #expect(end?.outcome == .failed(TestError()))
-    #expect(end?.cancelling == nil)
+    #expect(end?.cancelsTask == false)
   }
 
-  @Test func aRunEndsWithoutAnExtraStateWhenItsLastReportWasDrained() {
-    var fixture = Fixture()
-    let run = fixture.start()!
-    fixture.report(1, into: run)
-    #expect(fixture.machine.drainReports() == .running(1))
-    #expect(fixture.machine.operationEnded(run, with: .success(()))?.states == [.finished])
+  @Test func aRunEndsWithoutAnExtraStateWhenItsLastReportWasRead() {
+    var machine = RunStateMachine()
+    let run = Self.start(&machine)!
+    #expect(machine.reportsRead(.init(progress: 1), at: .zero) == .running(1))
+    let end = machine.operationEnded(
+      run, with: .success(()), lastReading: .init(progress: 1), at: .zero)
+    #expect(end?.states == [.finished])
   }
 
-  @Test func cancellingHandsBackTheRunAndItsWaitersOnce() async {
-    var fixture = Fixture()
-    let run = fixture.start()!
-    let end = fixture.machine.cancel()
-    #expect(end?.cancelling?.id == run)
+  @Test func cancellingHandsBackTheRunOnce() {
+    var machine = RunStateMachine()
+    let run = Self.start(&machine)!
+    let end = machine.cancel()
+    #expect(end?.run.id == run)
+    #expect(end?.cancelsTask == true)
     #expect(end?.states == [.cancelled])
     #expect(end?.outcome == .cancelled)
-    #expect(fixture.machine.cancel() == nil)
-    #expect(fixture.machine.activeRun == nil)
+    #expect(machine.cancel() == nil)
+    #expect(machine.activeRun == nil)
+  }
+
+  @Test func aMessageIsKeptUntilANewerVersionReplacesIt() {
+    var machine = RunStateMachine()
+    _ = Self.start(&machine)
+    #expect(machine.reportsRead(.init(message: (1, "scan")), at: .zero) == .running(Self.scan))
+    #expect(machine.activeRun?.messageVersion == 1)
+    // A new fraction keeps the text; a new version replaces it.
+    #expect(
+      machine.reportsRead(.init(progress: 0.5), at: .zero)
+        == .running(RunProgress(fractionCompleted: 0.5, message: "scan")))
+    #expect(
+      machine.reportsRead(.init(message: (2, nil)), at: .zero)
+        == .running(RunProgress(fractionCompleted: 0.5)))
+  }
+
+  static let scan = RunProgress.zero.withMessage("scan")
+
+  @Test func pausedTimeIsLeftOutOfTheRateAtEveryPause() {
+    var machine = RunStateMachine()
+    _ = Self.start(&machine)
+    // 10 units a second while running, with two pauses of 5 s each in between.
+    _ = machine.reportsRead(.init(progress: RunProgress(completed: 10, of: 100)), at: .seconds(1))
+    _ = machine.pause(at: .seconds(1))
+    _ = machine.resume(at: .seconds(6))
+    _ = machine.reportsRead(.init(progress: RunProgress(completed: 20, of: 100)), at: .seconds(7))
+    _ = machine.pause(at: .seconds(7))
+    _ = machine.resume(at: .seconds(12))
+    _ = machine.reportsRead(.init(progress: RunProgress(completed: 30, of: 100)), at: .seconds(13))
+    let estimate = machine.estimate(at: .seconds(13))
+    let rate = try? #require(estimate?.throughput)
+    #expect(rate.map { abs($0 - 10) < 0.5 } == true, "rate \(String(describing: rate))")
   }
 }
