@@ -33,8 +33,9 @@ final class TerminalDrawer {
   }
 
   let output: any TerminalOutput
-  /// Whether to hold ``TerminalSignalGuard`` while the cursor is hidden on a ``TerminalStream``.
-  private let restoresOnSignals: Bool
+  /// The descriptor of a ``TerminalStream`` whose cursor ``TerminalSignalGuard`` restores while
+  /// it is hidden; `nil` when signals are left alone.
+  private let guardedDescriptor: Int32?
   private var isCursorHidden = false
   /// Whether an area is open, the cursor at the end of its last row.
   private(set) var isOpen = false
@@ -46,7 +47,7 @@ final class TerminalDrawer {
 
   init(output: any TerminalOutput, restoresOnSignals: Bool) {
     self.output = output
-    self.restoresOnSignals = restoresOnSignals
+    guardedDescriptor = restoresOnSignals ? (output as? TerminalStream)?.fileDescriptor : nil
   }
 
   /// Draws the lines `layout` fits to the terminal's size, read once for the draw.
@@ -116,8 +117,8 @@ final class TerminalDrawer {
       lastDraw = nil
     } else if !isCursorHidden && escapes {
       isCursorHidden = true
-      if restoresOnSignals, let stream = output as? TerminalStream {
-        TerminalSignalGuard.acquire(fileDescriptor: stream.fileDescriptor)
+      if let guardedDescriptor {
+        TerminalSignalGuard.acquire(fileDescriptor: guardedDescriptor)
       }
       text = "\u{1B}[?25l" + text
     }
@@ -126,7 +127,7 @@ final class TerminalDrawer {
     // Released once the cursor is back, so that a signal in between still restores it.
     if showsCursor {
       isCursorHidden = false
-      if restoresOnSignals, output is TerminalStream {
+      if guardedDescriptor != nil {
         TerminalSignalGuard.release()
       }
     }

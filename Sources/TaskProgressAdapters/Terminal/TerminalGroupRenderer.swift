@@ -231,9 +231,10 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   // MARK: - Drawing in place
 
-  /// Draws the final lines of the runs that ended, then `printed`, then the area; on a frame at
-  /// `time`, only when a redraw is due. The area closes when no run is under way any more and
-  /// the group is quiet, or when `ending`.
+  /// Draws the final lines of the runs that ended, then `printed`, then the area.
+  ///
+  /// A frame at `time` draws only when a redraw is due. The area closes when no run is under way
+  /// any more and the group is quiet, or when `ending`.
   private func draw(at time: Duration? = nil, printing printed: [String] = [], ending: Bool = false)
   {
     let bars = members.indices.filter { members[$0].run != nil }
@@ -268,12 +269,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
     let (columns, rows) = (size.columns, size.rows)
     let summaryLine = self.summaryLine(final: final)
     let summaryRows = summaryLine == nil ? 0 : 1
-    var shown = bars
-    var hidden = 0
-    if bars.count + summaryRows > rows {
-      shown = Array(bars.prefix(max(rows - 1 - summaryRows, 0)))
-      hidden = bars.count - shown.count
-    }
+    let shown =
+      bars.count + summaryRows > rows ? Array(bars.prefix(max(rows - 1 - summaryRows, 0))) : bars
+    let hidden = bars.count - shown.count
     let barLines = shown.compactMap { position in
       let member = members[position]
       return member.run?.liveLine(member.latest, unit: unit ?? member.latest.unit)
