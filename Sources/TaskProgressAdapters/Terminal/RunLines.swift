@@ -127,15 +127,23 @@ struct RunLines {
 
   // MARK: - Plain lines
 
-  /// `Importing: started`.
-  var plainStart: String {
-    prefixed("started")
+  /// The plain lines of a state change the run took in: `Importing: started` when it `began`,
+  /// where it paused or resumed when it did, and the new 10% step it reached, if any.
+  mutating func plainLines(began: Bool, pauseChanged: Bool, unit: ProgressUnit) -> [String] {
+    var lines = began ? [prefixed("started")] : []
+    if pauseChanged {
+      lines.append(plainPause(unit: unit))
+    }
+    if let step = plainStep(unit: unit) {
+      lines.append(step)
+    }
+    return lines
   }
 
   /// `52%  26/50  Hashing b.jpg` when the progress reached a new 10% step, with `paused` after
   /// the counts while the run is paused (work not yet at a checkpoint goes on reporting); `nil`
   /// when it did not.
-  mutating func plainStep(unit: ProgressUnit) -> String? {
+  private mutating func plainStep(unit: ProgressUnit) -> String? {
     guard let fraction = progress.fractionCompleted else { return nil }
     let step = Int((fraction * 10).rounded(.down))
     guard step > lastPlainStep else { return nil }
@@ -148,7 +156,7 @@ struct RunLines {
   }
 
   /// `paused at 52%  26/50`, or `resumed at …`, as the run is now.
-  func plainPause(unit: ProgressUnit) -> String {
+  private func plainPause(unit: ProgressUnit) -> String {
     let position = [
       TerminalFormat.percent(progress).map { $0 + "%" },
       RunLines.countsText(progress, finished: false, unit: unit),
@@ -176,7 +184,7 @@ struct RunLines {
   }
 
   /// `label: text`, or `text` without a label.
-  func prefixed(_ text: String) -> String {
+  private func prefixed(_ text: String) -> String {
     label.isEmpty ? text : label + ": " + text
   }
 
@@ -204,44 +212,5 @@ struct RunLines {
   /// An error's description on one line.
   static func oneLine(_ error: any Error) -> String {
     TerminalFormat.singleLine(String(describing: error))
-  }
-}
-
-/// Whether a renderer has hidden the cursor of its output, and the sequences that hide and show
-/// it, holding ``TerminalSignalGuard`` meanwhile so that a signal that ends the process shows it
-/// again.
-@MainActor
-struct CursorVisibility {
-  /// Whether the cursor is hidden.
-  private(set) var isHidden = false
-  /// Whether to hold the signal guard while the cursor is hidden on a ``TerminalStream``.
-  let restoresOnSignals: Bool
-
-  /// The sequence that hides the cursor, or `""` when it is hidden already or the output takes
-  /// no escape sequences.
-  mutating func hide(on output: any TerminalOutput) -> String {
-    guard !isHidden, output.capabilities.supportsEscapeSequences else { return "" }
-    isHidden = true
-    if restoresOnSignals, let stream = output as? TerminalStream {
-      TerminalSignalGuard.acquire(fileDescriptor: stream.fileDescriptor)
-    }
-    return "\u{1B}[?25l"
-  }
-
-  /// Writes `text` and the sequence that shows the cursor again, in one write; only `text`
-  /// (nothing when it is empty) when the cursor is not hidden.
-  mutating func show(on output: any TerminalOutput, after text: String = "") {
-    guard isHidden else {
-      if !text.isEmpty {
-        output.write(text)
-      }
-      return
-    }
-    output.write(text + "\u{1B}[?25h")
-    isHidden = false
-    // Released once the cursor is back, so that a signal in between still restores it.
-    if restoresOnSignals, output is TerminalStream {
-      TerminalSignalGuard.release()
-    }
   }
 }

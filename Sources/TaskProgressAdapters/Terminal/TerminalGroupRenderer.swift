@@ -24,9 +24,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   /// The longest the live area waits between two redraws: 20 per second, as a
   /// ``TerminalRenderer``.
-  public static let redrawInterval: Duration = .milliseconds(50)
-  /// The height assumed when the output does not know its own.
-  static let assumedRows = 24
+  public static let redrawInterval: Duration = TerminalDrawer.redrawInterval
 
   /// The text before the summary line, or `nil` for no summary line.
   public let summaryLabel: String?
@@ -36,11 +34,12 @@ public final class TerminalGroupRenderer: GroupRenderer {
   public let unit: ProgressUnit?
   /// What becomes of a runner's bar when its run ends.
   public let finishedBars: FinishedBars
-  private let output: any TerminalOutput
-  private var cursor: CursorVisibility
+  /// The live area: a bar for each member with a run under way, and the summary.
+  private let drawer: TerminalDrawer
+  private let plain: PlainWriter
 
-  /// A member of the group.
-  private struct Entry {
+  /// A member of the group, as drawn.
+  private struct Member {
     let id: ObjectIdentifier
     /// The member's label, on one line.
     let label: String
@@ -51,26 +50,19 @@ public final class TerminalGroupRenderer: GroupRenderer {
   }
 
   /// The members, in the order they joined.
-  private var entries: [Entry] = []
-  /// Where each member is in `entries`.
+  private var members: [Member] = []
+  /// Where each member is in `members`.
   private var positions: [ObjectIdentifier: Int] = [:]
   /// The group's summary, as of its last frame.
   private var summary = TaskRunnerGroup.Summary.empty
 
   // Drawing in place.
 
-  /// The rows the live area takes on the screen, the cursor at the end of the last one; 0 while
-  /// no area is open.
-  private var openRows = 0
   /// The final lines of the runs that ended since the last draw, to write above the area.
-  private var endedLines: [ProgressLine] = []
+  private var finalLines: [ProgressLine] = []
   /// Whether something changed that is drawn at once: a run began, paused, resumed or ended, or
   /// a member joined or left.
   private var needsRedraw = false
-  private var lastDraw: Duration?
-  /// The lines of the area as last drawn, and the terminal's size then.
-  private var lastArea: [String] = []
-  private var lastSize: (columns: Int, rows: Int)?
   /// The label width and the room after the bars, kept while the area is open, so that the
   /// bars keep their width as runners come and go.
   private var labelColumns = 0
@@ -112,13 +104,14 @@ public final class TerminalGroupRenderer: GroupRenderer {
     self.summaryLabel = summaryLabel.map(TerminalFormat.singleLine)
     self.unit = unit
     self.finishedBars = finishedBars
-    self.output = output
-    self.cursor = CursorVisibility(restoresOnSignals: restoresTerminalOnSignals)
+    self.drawer = TerminalDrawer(output: output, restoresOnSignals: restoresTerminalOnSignals)
+    self.plain = PlainWriter(output: output)
   }
 
-  /// Whether the output redraws in place: an interactive terminal that takes escape sequences.
+  /// Whether the output redraws in place: an interactive terminal that takes escape sequences,
+  /// which an area of more than one row needs.
   private var drawsInPlace: Bool {
-    output.capabilities.supportsEscapeSequences
+    drawer.output.capabilities.supportsEscapeSequences
   }
 
   /// Handles one event of the group: draws on `.frame`, keeps the rest for it.
@@ -126,32 +119,32 @@ public final class TerminalGroupRenderer: GroupRenderer {
     switch event {
     case .joined(let member, let update):
       guard positions[member.id] == nil else { return }
-      positions[member.id] = entries.count
+      positions[member.id] = members.count
       let label = TerminalFormat.singleLine(member.label)
       memberLabelColumns = max(memberLabelColumns, TerminalFormat.columns(label))
-      entries.append(Entry(id: member.id, label: label, latest: update))
+      members.append(Member(id: member.id, label: label, latest: update))
       needsRedraw = true
-      take(update, at: entries.count - 1)
+      take(update, at: members.count - 1)
     case .updated(let id, let update):
       if let position = positions[id] {
         take(update, at: position)
       }
     case .left(let id):
       guard let position = positions.removeValue(forKey: id) else { return }
-      entries.remove(at: position)
-      for index in entries.indices.dropFirst(position) {
-        positions[entries[index].id] = index
+      members.remove(at: position)
+      for index in members.indices.dropFirst(position) {
+        positions[members[index].id] = index
       }
       needsRedraw = true
     case .frame(let summary, let time):
       self.summary = summary
       let wasQuiet = isQuiet
-      isQuiet = summary.isSettled && !entries.contains { $0.run != nil }
+      isQuiet = summary.isSettled && !members.contains { $0.run != nil }
       if isQuiet && !wasQuiet {
         needsRedraw = true  // the area closes now
       }
       if drawsInPlace {
-        drawFrame(at: time)
+        draw(at: time)
       } else {
         writePlainSummary()
       }
@@ -161,9 +154,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// Ends the live area and shows the cursor again: the group is gone or the renderer detached.
   public func didDetach() {
     restoreTerminal()
-    entries = []
+    members = []
     positions = [:]
-    endedLines = []
+    finalLines = []
   }
 
   /// Writes `text` above the bars, a line for each of its lines, and draws the bars again below
@@ -173,13 +166,13 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// the cursor out from under the bars; piped, the text is written as it is, with a newline.
   public func print(_ text: String) {
     guard drawsInPlace else {
-      output.write(text + "\n")
+      plain.write([text])
       return
     }
     let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
       TerminalFormat.singleLine(String($0))
     }
-    draw(printing: lines, ending: false)
+    draw(printing: lines)
   }
 
   /// Ends the live area, leaving the bars as they are on the screen, and shows the cursor again.
@@ -188,17 +181,17 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// group goes away. Call it when the program stops drawing for another reason, such as a
   /// signal it handles itself. A run that goes on opens a new area below on the next frame.
   public func restoreTerminal() {
-    if drawsInPlace, openRows > 0 || !endedLines.isEmpty {
-      draw(printing: [], ending: true)
+    if drawsInPlace, drawer.isOpen || !finalLines.isEmpty {
+      draw(ending: true)
     }
-    cursor.show(on: output)
+    drawer.close()
   }
 
   // MARK: - Members
 
   /// Takes in a member's update: its run begins, moves, pauses or ends.
   private func take(_ update: ProgressUpdate, at position: Int) {
-    entries[position].latest = update
+    members[position].latest = update
     // A run under way, whatever the update (a renderer attached mid-run joins members whose
     // latest update is a frame); not the frames of a bar that settles after its run ended,
     // which would write the summary again on every frame.
@@ -208,46 +201,29 @@ public final class TerminalGroupRenderer: GroupRenderer {
     let unit = self.unit ?? update.unit
     switch update.state {
     case .running(let progress), .paused(let progress):
-      var run: RunLines
-      let began: Bool
-      if let current = entries[position].run {
-        run = current
-        began = false
-      } else {
-        run = RunLines(label: entries[position].label, start: update.time)
-        began = true
-        needsRedraw = true
-      }
-      let isPaused = update.state.phase == .paused
-      let pauseChanged = run.take(progress, isPaused: isPaused, unit: unit)
-      if pauseChanged {
+      let began = members[position].run == nil
+      var run =
+        members[position].run ?? RunLines(label: members[position].label, start: update.time)
+      let pauseChanged = run.take(progress, isPaused: update.state.phase == .paused, unit: unit)
+      if began || pauseChanged {
         needsRedraw = true
       }
       if !drawsInPlace, began || update.reason == .stateChanged {
-        var lines = began ? [run.plainStart] : []
-        if pauseChanged {
-          lines.append(run.plainPause(unit: unit))
-        }
-        if let step = run.plainStep(unit: unit) {
-          lines.append(step)
-        }
-        if !lines.isEmpty {
-          output.write(lines.map { $0 + "\n" }.joined())
-        }
+        plain.write(run.plainLines(began: began, pauseChanged: pauseChanged, unit: unit))
       }
-      entries[position].run = run
+      members[position].run = run
     case .finished, .failed, .cancelled:
-      guard update.reason == .stateChanged, let run = entries[position].run else { return }
+      guard update.reason == .stateChanged, let run = members[position].run else { return }
       if !drawsInPlace {
-        output.write(run.plainEnd(update, unit: unit) + "\n")
+        plain.write([run.plainEnd(update, unit: unit)])
       } else if finishedBars == .keep {
-        endedLines.append(run.finalLine(update, unit: unit))
+        finalLines.append(run.finalLine(update, unit: unit))
       }
-      entries[position].run = nil
+      members[position].run = nil
       needsRedraw = true
     case .idle:
-      if entries[position].run != nil {
-        entries[position].run = nil
+      if members[position].run != nil {
+        members[position].run = nil
         needsRedraw = true
       }
     }
@@ -255,120 +231,50 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   // MARK: - Drawing in place
 
-  private var terminalSize: (columns: Int, rows: Int) {
-    (max(output.columns, 1), max(output.rows ?? TerminalGroupRenderer.assumedRows, 1))
-  }
-
-  /// Draws the area on a frame of the group, if it is due.
-  private func drawFrame(at time: Duration) {
-    let size = terminalSize
-    if let lastSize, lastSize != size {
-      needsRedraw = true
-    }
-    if !needsRedraw && endedLines.isEmpty, let lastDraw,
-      !TerminalFormat.isRedrawDue(
-        after: time - lastDraw, interval: TerminalGroupRenderer.redrawInterval)
-    {
-      return
-    }
-    lastDraw = time
-    draw(printing: [], ending: false)
-  }
-
-  /// Writes, in one write, the final lines of the runs that ended, then `printed`, then the live
-  /// area over the one on the screen; or, when no run is under way any more or `ending`, closes
-  /// the area.
-  private func draw(printing printed: [String], ending: Bool) {
-    let size = terminalSize
-    let active = entries.indices.filter { entries[$0].run != nil }
-    let wasOpen = openRows > 0
-    let closes = ending || (active.isEmpty && isQuiet)
+  /// Draws the final lines of the runs that ended, then `printed`, then the area.
+  ///
+  /// A frame at `time` draws only when a redraw is due. The area closes when no run is under way
+  /// any more and the group is quiet, or when `ending`.
+  private func draw(at time: Duration? = nil, printing printed: [String] = [], ending: Bool = false)
+  {
+    let bars = members.indices.filter { members[$0].run != nil }
     // Nothing to draw and nothing on the screen: printed text goes out on its own.
-    if !wasOpen && active.isEmpty && endedLines.isEmpty {
-      if !printed.isEmpty {
-        output.write(printed.map { $0 + "\n" }.joined())
-      }
+    guard drawer.isOpen || !bars.isEmpty || !finalLines.isEmpty else {
+      plain.write(printed)
       needsRedraw = false
       return
     }
-    if !wasOpen {
+    if !drawer.isOpen {
       labelColumns = 0
       reserved = ProgressLine.Reservation()
     }
-    let (ended, area) = lines(
-      bars: ending || !closes ? active : [], final: closes, columns: size.columns,
-      rows: size.rows)
-    let isSameArea =
-      wasOpen && !closes && ended.isEmpty && printed.isEmpty && area == lastArea
-      && lastSize.map { $0 == size } == true
-    lastSize = size
+    let closes = ending || (bars.isEmpty && isQuiet)
+    // A frame that is not due leaves both as they are: either would have made it due.
+    drawer.draw(at: time, force: needsRedraw || !finalLines.isEmpty) { size in
+      var lines = self.lines(bars: ending || !closes ? bars : [], final: closes, size: size)
+      lines.printed = printed
+      lines.closes = closes
+      return lines
+    }
     needsRedraw = false
-    endedLines = []
-    guard !isSameArea else { return }
-
-    var buffer = closes ? "" : cursor.hide(on: output)
-    // Back to the area's first line; when text is printed, the area is cleared first, as the
-    // text may wrap over more rows than the area had.
-    var isCleared = !wasOpen
-    if wasOpen {
-      buffer += "\r" + (openRows > 1 ? "\u{1B}[\(openRows - 1)A" : "")
-      if !printed.isEmpty {
-        buffer += "\u{1B}[J"
-        isCleared = true
-      }
-    }
-    var rows = 0
-    for line in ended {
-      buffer += line + "\u{1B}[K\n"
-      rows += 1
-    }
-    for line in printed {
-      buffer += line + "\n"
-      rows += 1
-    }
-    if closes {
-      for line in wasOpen || !ended.isEmpty ? area : [] {
-        buffer += line + "\u{1B}[K\n"
-        rows += 1
-      }
-      if !isCleared && rows < openRows {
-        buffer += "\u{1B}[J"
-      }
-      openRows = 0
-      lastArea = []
-      cursor.show(on: output, after: buffer)
-      return
-    }
-    buffer += area.joined(separator: "\u{1B}[K\n") + "\u{1B}[K"
-    if !isCleared && rows + area.count < openRows {
-      buffer += "\u{1B}[J"
-    }
-    openRows = area.count
-    lastArea = area
-    output.write(buffer)
+    finalLines = []
   }
 
-  /// The final lines of the runs that ended, and the lines of the area.
+  /// The final lines of the runs that ended, to go above the area, and the lines of the area.
   ///
-  /// The area holds the bars of the members at `bars` (as many as fit in `rows`, then
-  /// `… 6 more`), then the summary, fitted to `columns`. A `final` summary shows the exact
-  /// progress in its bar.
-  private func lines(
-    bars: [Int], final: Bool, columns: Int, rows: Int
-  ) -> (
-    ended: [String], area: [String]
-  ) {
+  /// The area holds the bars of the members at `bars` (as many as fit in the terminal's rows,
+  /// then `… 6 more`), then the summary, fitted to its columns. A `final` summary shows the
+  /// exact progress in its bar.
+  private func lines(bars: [Int], final: Bool, size: TerminalDrawer.Size) -> TerminalDrawer.Lines {
+    let (columns, rows) = (size.columns, size.rows)
     let summaryLine = self.summaryLine(final: final)
     let summaryRows = summaryLine == nil ? 0 : 1
-    var shown = bars
-    var hidden = 0
-    if bars.count + summaryRows > rows {
-      shown = Array(bars.prefix(max(rows - 1 - summaryRows, 0)))
-      hidden = bars.count - shown.count
-    }
-    let barLines = shown.map { position in
-      let entry = entries[position]
-      return entry.run!.liveLine(entry.latest, unit: unit ?? entry.latest.unit)
+    let shown =
+      bars.count + summaryRows > rows ? Array(bars.prefix(max(rows - 1 - summaryRows, 0))) : bars
+    let hidden = bars.count - shown.count
+    let barLines = shown.compactMap { position in
+      let member = members[position]
+      return member.run?.liveLine(member.latest, unit: unit ?? member.latest.unit)
     }
     // The label width and the room after the bars, shared by every line and kept while the
     // area is open.
@@ -383,17 +289,17 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
     var area = barLines.map { fitted(aligned($0, labelWidth: width), columns: columns)[0] }
     if hidden > 0 && rows > summaryRows {
-      let ellipsis = output.capabilities.supportsUnicode ? "…" : "..."
+      let ellipsis = drawer.output.capabilities.supportsUnicode ? "…" : "..."
       area.append(clipped("\(ellipsis) \(hidden) more", columns: columns))
     }
     if let summaryLine {
       area.append(fittedSummary(aligned(summaryLine, labelWidth: width), columns: columns))
     }
-    let ended = endedLines.flatMap { line in
+    let above = finalLines.flatMap { line in
       let labelWidth = min(max(width, TerminalFormat.columns(line.label)), labelCap)
       return fitted(aligned(line, labelWidth: labelWidth), columns: columns)
     }
-    return (ended, area)
+    return TerminalDrawer.Lines(above: above, area: area)
   }
 
   /// `line` with its label padded or cut to `labelWidth` columns and the shared room after the
@@ -401,7 +307,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
   private func aligned(_ line: ProgressLine, labelWidth: Int) -> ProgressLine {
     var line = line
     if labelWidth > 0 {
-      let ellipsis = output.capabilities.supportsUnicode ? "…" : "..."
+      let ellipsis = drawer.output.capabilities.supportsUnicode ? "…" : "..."
       let label = TerminalFormat.truncated(line.label, toColumns: labelWidth, ellipsis: ellipsis)
       line.label = label + String(repeating: " ", count: labelWidth - TerminalFormat.columns(label))
     }
@@ -430,7 +336,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// with `…` when it is longer than a row). At widths too small for the bar, the rows are cut.
   private func fitted(_ line: ProgressLine, columns: Int) -> [String] {
     let room = max(columns - 1, 0)
-    let capabilities = output.capabilities
+    let capabilities = drawer.output.capabilities
     var line = line
     if let status = line.status, TerminalFormat.columns(status.text) > room {
       let ellipsis = capabilities.supportsUnicode ? "…" : "..."
@@ -461,7 +367,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// The summary line, when the renderer has one and the group has members, as of a frame that
   /// counted them.
   private func summaryLine(final: Bool) -> ProgressLine? {
-    guard let summaryLabel, !entries.isEmpty, summary.counts.total > 0 else { return nil }
+    guard let summaryLabel, !members.isEmpty, summary.counts.total > 0 else { return nil }
     let unit = self.unit ?? summary.unit
     let counts = summaryCounts(unit: unit)
     var line = ProgressLine(label: summaryLabel, counts: counts.text)
@@ -494,7 +400,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   /// `Total: 54%  2.2 GB / 4.1 GB  1 finished, 1 failed`, when the group stops being active.
   private func writePlainSummary() {
-    guard hadActivity, isQuiet, let summaryLabel, !entries.isEmpty else { return }
+    guard hadActivity, isQuiet, let summaryLabel, !members.isEmpty else { return }
     hadActivity = false
     let parts = [
       TerminalFormat.percent(summary.fractionCompleted) + "%",
@@ -502,7 +408,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
       summary.counts.description,
     ]
     let text = parts.compactMap { $0 }.joined(separator: "  ")
-    output.write((summaryLabel.isEmpty ? text : summaryLabel + ": " + text) + "\n")
+    plain.write([summaryLabel.isEmpty ? text : summaryLabel + ": " + text])
   }
 }
 

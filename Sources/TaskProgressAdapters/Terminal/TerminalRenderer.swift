@@ -9,21 +9,18 @@ public import TaskProgress
 @MainActor
 public final class TerminalRenderer: ProgressRenderer {
   /// The longest the interactive bar waits between two redraws: 20 per second, as indicatif.
-  public static let redrawInterval: Duration = .milliseconds(50)
+  public static let redrawInterval: Duration = TerminalDrawer.redrawInterval
 
   /// The text before the bar, or before each plain line.
   public let label: String
   /// The unit counts and rates are shown in, or `nil` to show them in the runner's
   /// ``/TaskProgress/TaskRunner/unit``.
   public let unit: ProgressUnit?
-  private let output: any TerminalOutput
-
+  /// The bar's area, one row, on an interactive terminal.
+  private let drawer: TerminalDrawer
+  private let plain: PlainWriter
   /// The run being drawn, if one is.
   private var run: RunLines?
-  /// The last interactive line written, while the bar is open (no newline yet).
-  private var openLine: String?
-  private var lastDraw: Duration?
-  private var cursor: CursorVisibility
 
   /// Creates a renderer.
   ///
@@ -44,8 +41,8 @@ public final class TerminalRenderer: ProgressRenderer {
   ) {
     self.label = TerminalFormat.singleLine(label)
     self.unit = unit
-    self.output = output
-    self.cursor = CursorVisibility(restoresOnSignals: restoresTerminalOnSignals)
+    self.drawer = TerminalDrawer(output: output, restoresOnSignals: restoresTerminalOnSignals)
+    self.plain = PlainWriter(output: output)
   }
 
   /// A renderer on standard output, as swift-log's `StreamLogHandler.standardOutput(label:)`.
@@ -53,33 +50,44 @@ public final class TerminalRenderer: ProgressRenderer {
     TerminalRenderer(label: label, output: TerminalStream.standardOutput)
   }
 
+  /// Whether the bar is redrawn in place: on an interactive terminal, even one without escape
+  /// sequences, as one row needs none.
+  private var drawsInPlace: Bool {
+    drawer.output.capabilities.isInteractive
+  }
+
   /// Draws one update from the runner.
   public func render(_ update: ProgressUpdate) {
-    switch (update.reason, update.state) {
-    case (.stateChanged, .running(let progress)), (.stateChanged, .paused(let progress)):
-      if run == nil {
-        begin(at: update.time)
+    let unit = self.unit ?? update.unit
+    switch update.state {
+    case .running(let progress), .paused(let progress):
+      guard update.reason == .stateChanged else {
+        drawBar(update, unit: unit, force: false)
+        return
       }
-      let isPaused = update.state.phase == .paused
-      let pauseChanged = run?.take(progress, isPaused: isPaused, unit: unit(of: update)) ?? false
-      if output.capabilities.isInteractive {
-        // A pause or a resume is drawn at once, like any transition.
-        drawBar(update, force: pauseChanged)
-      } else {
-        if pauseChanged, let run {
-          output.write(run.plainPause(unit: unit(of: update)) + "\n")
-        }
-        if let step = run?.plainStep(unit: unit(of: update)) {
-          output.write(step + "\n")
-        }
+      let began = self.run == nil
+      var run = self.run ?? RunLines(label: label, start: update.time)
+      let pauseChanged = run.take(progress, isPaused: update.state.phase == .paused, unit: unit)
+      if !drawsInPlace {
+        plain.write(run.plainLines(began: began, pauseChanged: pauseChanged, unit: unit))
       }
-    case (.frame, .running), (.frame, .paused):
-      if output.capabilities.isInteractive {
-        drawBar(update, force: false)
+      self.run = run
+      // A pause or a resume is drawn at once, like any transition.
+      drawBar(update, unit: unit, force: pauseChanged)
+    case .finished, .failed, .cancelled:
+      guard update.reason == .stateChanged, let run else { return }
+      self.run = nil
+      guard drawsInPlace else {
+        plain.write([run.plainEnd(update, unit: unit)])
+        return
       }
-    case (.stateChanged, .finished), (.stateChanged, .failed), (.stateChanged, .cancelled):
-      finish(update)
-    case (.stateChanged, .idle), (.frame, _):
+      // A status too long for the bar's row goes below it, whole.
+      drawer.draw { size in
+        let (line, overflow) = rendered(run.finalLine(update, unit: unit), size: size)
+        return TerminalDrawer.Lines(
+          above: [line], printed: overflow.map { [$0] } ?? [], closes: true)
+      }
+    case .idle:
       break
     }
   }
@@ -96,75 +104,22 @@ public final class TerminalRenderer: ProgressRenderer {
   /// goes away. Call it when the program stops drawing for another reason, such as a signal it
   /// handles itself.
   public func restoreTerminal() {
-    if openLine != nil {
-      output.write("\n")
-      openLine = nil
-    }
-    cursor.show(on: output)
+    drawer.close()
   }
 
-  // MARK: - Runs
-
-  private func begin(at time: Duration) {
-    run = RunLines(label: label, start: time)
-    lastDraw = nil
-    if let run, !output.capabilities.isInteractive {
-      output.write(run.plainStart + "\n")
+  /// Draws the bar of the run under way as of `update`, when a redraw is due or `force`.
+  private func drawBar(_ update: ProgressUpdate, unit: ProgressUnit, force: Bool) {
+    guard drawsInPlace, let run else { return }
+    drawer.draw(at: update.time, force: force) { size in
+      TerminalDrawer.Lines(area: [rendered(run.liveLine(update, unit: unit), size: size).line])
     }
   }
 
-  private func finish(_ update: ProgressUpdate) {
-    guard let run else { return }
-    if output.capabilities.isInteractive {
-      write(run.finalLine(update, unit: unit(of: update)), force: true, time: update.time)
-      output.write("\n")
-      openLine = nil
-      cursor.show(on: output)
-    } else {
-      output.write(run.plainEnd(update, unit: unit(of: update)) + "\n")
-    }
-    self.run = nil
-  }
-
-  /// The unit an update's counts and rate are shown in.
-  private func unit(of update: ProgressUpdate) -> ProgressUnit {
-    unit ?? update.unit
-  }
-
-  // MARK: - Interactive drawing
-
-  private func drawBar(_ update: ProgressUpdate, force: Bool) {
-    guard let run else { return }
-    if let lastDraw, !force,
-      !TerminalFormat.isRedrawDue(after: update.time - lastDraw, interval: Self.redrawInterval)
-    {
-      return
-    }
-    write(run.liveLine(update, unit: unit(of: update)), force: force, time: update.time)
-  }
-
-  private func write(_ line: ProgressLine, force: Bool, time: Duration) {
-    let capabilities = output.capabilities
-    let (text, overflow) = line.rendered(
-      width: output.columns, unicode: capabilities.supportsUnicode,
-      color: capabilities.supportsColor)
-    guard force || text != openLine else { return }
-    let hide = cursor.hide(on: output)
-    if !hide.isEmpty {
-      output.write(hide)
-    }
-    if capabilities.supportsEscapeSequences {
-      output.write("\r" + text + "\u{1B}[K")
-    } else {
-      // A dumb terminal: blank out what the last line left behind, without escape sequences.
-      let leftover = max(
-        TerminalFormat.columns(openLine ?? "") - TerminalFormat.columns(text), 0)
-      output.write("\r" + text + String(repeating: " ", count: leftover))
-    }
-    if let overflow {
-      output.write("\n" + overflow)
-    }
-    openLine = text
-    lastDraw = time
+  private func rendered(
+    _ line: ProgressLine, size: TerminalDrawer.Size
+  ) -> (line: String, overflow: String?) {
+    let capabilities = drawer.output.capabilities
+    return line.rendered(
+      width: size.columns, unicode: capabilities.supportsUnicode, color: capabilities.supportsColor)
   }
 }
