@@ -447,12 +447,12 @@ public final class TaskRunnerGroup {
         // runners equally rather than divide by 0 or by infinity.
         weights = Array(repeating: 1, count: states.count)
       }
-      for (member, weight) in zip(states, weights) {
-        let state = member.latest.state
+      for (memberState, weight) in zip(states, weights) {
+        let state = memberState.latest.state
         let fraction = state.fractionCompleted ?? 0
         total += weight
         completed += weight * fraction
-        displayed += weight * member.latest.displayedProgress
+        displayed += weight * memberState.latest.displayedProgress
         let done: Double
         switch state.phase {
         case .idle, .running, .paused:
@@ -461,12 +461,12 @@ public final class TaskRunnerGroup {
         case .finished:
           done = 1
         case .failed, .cancelled:
-          done = member.lastActiveFraction
+          done = memberState.lastActiveFraction
         }
-        if let counted = member.countedFraction, done > counted {
+        if let counted = memberState.countedFraction, done > counted {
           advance += (done - counted) * weight
         }
-        member.countedFraction = done
+        memberState.countedFraction = done
       }
       if total > 0 {
         self.fraction = min(max(completed / total, 0), 1)

@@ -92,7 +92,7 @@ final class ObserverRegistry<Event> {
       callback(event)
     }
     isDelivering = wasDelivering
-    // Only what the initial events' callbacks published: an empty round would prune, a pass
+    // Only what the initial events' callbacks published: an empty round would prune, a walk
     // over every entry.
     if !wasDelivering, !queue.isEmpty {
       deliverQueued()

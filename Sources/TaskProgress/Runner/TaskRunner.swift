@@ -279,11 +279,12 @@ public final class TaskRunner {
     _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Void,
     waiter: CheckedContinuation<RunState, Never>? = nil
   ) -> RunID? {
+    guard !machine.state.phase.isActive else { return nil }
     let now = time.now()
     let root = ProgressNode(signals: RunSignals(updateInterval: updateInterval))
-    guard let run = transition({ $0.start(root: root, waiter: waiter, at: now) }) else {
-      return nil
-    }
+    // Not through `transition`: Observation hears of the run once its task is in the machine, so
+    // that whatever a change handler does with the runner, a cancel finds the task to cancel.
+    guard let run = machine.start(root: root, waiter: waiter, at: now) else { return nil }
     // An unstructured task, not detached: it inherits the caller's priority and task-locals.
     // Its body is on the main actor; the operation, being `@concurrent`, runs off it.
     let task = Task(priority: priority) { [weak self] in
@@ -298,6 +299,7 @@ public final class TaskRunner {
       self?.operationEnded(run, with: result)
     }
     machine.launched(task, for: run)
+    withMutation(keyPath: \.state) {}
     lastRunTask = task
     stateChanged(publishing: [machine.state], at: now)
     return run
@@ -313,8 +315,7 @@ public final class TaskRunner {
   /// Does nothing unless the state is `.running`.
   public func pause() {
     let now = time.now()
-    guard let change = transition({ $0.pause(at: now) }) else { return }
-    change.signals.setPaused(true)
+    guard let change = transition({ $0.pause(at: now).map(TaskRunner.apply) }) else { return }
     stateChanged(publishing: [change.state], at: now)
   }
 
@@ -324,8 +325,7 @@ public final class TaskRunner {
   /// nothing unless the state is `.paused`.
   public func resume() {
     let now = time.now()
-    guard let change = transition({ $0.resume(at: now) }) else { return }
-    change.signals.setPaused(false)
+    guard let change = transition({ $0.resume(at: now).map(TaskRunner.apply) }) else { return }
     stateChanged(publishing: [change.state], at: now)
   }
 
@@ -353,6 +353,13 @@ public final class TaskRunner {
   }
 
   // MARK: - Carrying out the state machine's actions
+
+  /// Tells the run's reporters of a pause or a resume, before Observation hears of it: a change
+  /// handler that resumes at once then leaves the reporters as the state says.
+  private static func apply(_ change: RunStateMachine.PauseChange) -> RunStateMachine.PauseChange {
+    change.signals.setPaused(change.isPaused)
+    return change
+  }
 
   private func operationEnded(_ run: RunID, with result: Result<Void, any Error>) {
     guard let active = machine.activeRun, active.id == run else { return }
@@ -522,7 +529,8 @@ extension TaskRunner: FrameClient {
     if let run = machine.activeRun {
       // What the run's reporters mirror from elsewhere is read into them first.
       let sourceCancelled = run.root.signals.sources.poll()
-      if let state = transition({ $0.reportsRead(read(run, final: false), at: now) }) {
+      let reading = read(run, final: false)
+      if let state = transition({ $0.reportsRead(reading, at: now) }) {
         stateChanged(publishing: [state], at: now)
       } else {
         updateEstimate(at: now)
