@@ -4,7 +4,7 @@ import Testing
 
 /// `DownloadsView`, the queue of downloads, drawn by the stand-in and pressed as a user would.
 @MainActor
-@Suite("SwiftUI example: the downloads view", .timeLimit(.minutes(1)))
+@Suite("SwiftUI example: the downloads view", .timeLimit(.minutes(2)))
 struct DownloadsViewTests {
   /// Files that download in 50 to 75 ms, two at a time.
   let view = DownloadsView(

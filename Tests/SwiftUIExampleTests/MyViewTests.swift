@@ -4,7 +4,7 @@ import Testing
 
 /// `MyView`, the "Perform a Heavy Task" view, drawn by the stand-in and pressed as a user would.
 @MainActor
-@Suite("SwiftUI example: the heavy task view", .timeLimit(.minutes(1)))
+@Suite("SwiftUI example: the heavy task view", .timeLimit(.minutes(2)))
 struct MyViewTests {
   let view = MyView(objects: (1...3).map { HeavyObject(number: $0) })
 
