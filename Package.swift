@@ -120,6 +120,15 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // The SwiftUI example where SwiftUI does not exist: Example is a symbolic link to
+    // Examples/SwiftUI, whose files compile here against a stand-in for the SwiftUI names they
+    // use (StandIn), so that a change of TaskProgress that breaks them fails on Linux too; the
+    // tests drive the views through that stand-in. Where SwiftUI exists, they compile against it.
+    .testTarget(
+      name: "SwiftUIExampleTests",
+      dependencies: ["TaskProgress"],
+      swiftSettings: swiftSettings + [.define("SWIFTUI_STAND_IN")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

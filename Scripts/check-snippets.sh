@@ -20,7 +20,8 @@
 #     Package.swift fragment, the example of an internal symbol (only its module can use it), an
 #     API this toolchain does not have (Foundation's ProgressManager).
 # SwiftUI does not exist on Linux, where CI runs, so the SwiftUI blocks are compiled only by hand
-# on a Mac (Documentation/ReleaseChecklist.md), as the SwiftUIExample target is.
+# on a Mac (Documentation/ReleaseChecklist.md). (The views of the SwiftUIExample target compile on
+# Linux too, against a stand-in for SwiftUI, in the SwiftUIExampleTests target.)
 #
 # How a block becomes code: each document is a module of its own in a fresh package that depends
 # on a copy of this repository, and each block a file of that module, so that a block may use

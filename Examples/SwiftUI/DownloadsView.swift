@@ -3,8 +3,13 @@
 // and below the list the group's overall bar and how many downloads are in each phase. One
 // button starts the queue, or cancels it: the downloads under way and the ones still waiting.
 // The terminal version is in Examples/downloads.
+//
+// Where SwiftUI does not exist, SwiftUIExampleTests compiles this file against a stand-in for the
+// SwiftUI names it uses (SWIFTUI_STAND_IN), as it does MyView.swift.
+#if canImport(SwiftUI) || SWIFTUI_STAND_IN
 #if canImport(SwiftUI)
 import SwiftUI
+#endif
 import TaskProgress
 
 struct DownloadsView: View {

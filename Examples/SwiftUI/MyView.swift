@@ -5,9 +5,15 @@
 // `withAnimation` per value, no trap on an empty collection, no work on the main actor. It also
 // shows what the pattern left out: the item under way, the speed and the time left, and a button
 // that pauses and resumes the run.
-#if canImport(SwiftUI)
+//
+// Where SwiftUI does not exist, SwiftUIExampleTests compiles this file against a stand-in for the
+// SwiftUI names it uses (SWIFTUI_STAND_IN), so that a change of TaskProgress that breaks it fails
+// on Linux too.
+#if canImport(SwiftUI) || SWIFTUI_STAND_IN
 import Foundation
+#if canImport(SwiftUI)
 import SwiftUI
+#endif
 import TaskProgress
 
 struct MyView: View {

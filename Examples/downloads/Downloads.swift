@@ -49,6 +49,10 @@ struct Downloads {
     if Console.isInteractive {
       return await InteractiveSession(queue: queue).run()
     }
-    return await PipedSession(queue: queue).run()
+    // The session's signal handlers hold it weakly: they act while it runs and not after. Its
+    // lifetime, spelled out, keeps the optimizer from warning that those references end up nil.
+    let session = PipedSession(queue: queue)
+    defer { withExtendedLifetime(session) {} }
+    return await session.run()
   }
 }
