@@ -147,8 +147,9 @@ final class ProgressNode: Sendable {
 
     /// Stores counts: in the words when they fit, else as wide counts.
     mutating func store(base: Int, total: Int?, in words: borrowing Words) {
-      let mode = total.map(ProgressWord.Mode.total) ?? .indeterminateCounting
-      if let totalPayload = mode.payload, let count = ProgressWord.payload(base: base) {
+      let totalPayload =
+        total.map(ProgressWord.payload(total:)) ?? ProgressWord.indeterminateCountingMode
+      if let totalPayload, let count = ProgressWord.payload(base: base) {
         words.write(total: totalPayload, count: count)
       } else {
         wideTotal = total
@@ -164,6 +165,7 @@ final class ProgressNode: Sendable {
       (words.savedBase.load(ordering: .relaxed), wideTotal)
     }
 
+    /// Adds a child, first pruning finished ones if the list doubled since the last pruning.
     mutating func append(_ child: ProgressNode) {
       if children.count >= 2 * prunedCount + 8 {
         pruneFinished()
@@ -171,6 +173,7 @@ final class ProgressNode: Sendable {
       children.append(child)
     }
 
+    /// Drops the finished children: reading one costs a load of its flag, not a walk.
     mutating func pruneFinished() {
       children.removeAll { $0.isFinished }
       prunedCount = children.count

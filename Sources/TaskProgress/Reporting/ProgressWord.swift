@@ -84,18 +84,6 @@ struct ProgressWord: Equatable, Sendable {
       case .total, .indeterminateCounting, .neverGiven: false
       }
     }
-
-    /// The payload that stands for the mode; `nil` for a total too large for the words.
-    var payload: UInt64? {
-      switch self {
-      case .total(let total): ProgressWord.payload(total: total)
-      case .fraction: ProgressWord.fractionMode
-      case .indeterminateCounting: ProgressWord.indeterminateCountingMode
-      case .indeterminate: ProgressWord.indeterminateMode
-      case .neverGiven: ProgressWord.neverGivenMode
-      case .wide: ProgressWord.wideMode
-      }
-    }
   }
 
   /// The mode of a total word.

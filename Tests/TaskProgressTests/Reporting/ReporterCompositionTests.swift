@@ -287,6 +287,25 @@ struct ReporterCompositionTests {
     #expect(reporter.progress == RunProgress(completed: Int.max, of: Int.max))
   }
 
+  /// A count kept in the words, or too large for them, survives every report that hides it.
+  @Test(
+    arguments: [3, (1 << 61) + 3],
+    ["fraction", "indeterminate", "indeterminate count", "huge total"])
+  func aCountSurvivesEveryReportThatHidesIt(count: Int, hiding: String) {
+    let reporter = TaskRunner.Reporter()
+    reporter.report(completed: count - 1, of: count + 10)
+    reporter.complete(count: 1)
+    switch hiding {
+    case "fraction": reporter.report(fractionCompleted: 0.25)
+    case "indeterminate": reporter.reportIndeterminate()
+    case "indeterminate count": reporter.report(totalCount: nil)
+    default: reporter.report(totalCount: Int.max)
+    }
+    reporter.complete(count: 2)
+    reporter.report(totalCount: count + 10)
+    #expect(reporter.progress == RunProgress(completed: count + 2, of: count + 10))
+  }
+
   @Test func aWideCountSurvivesAFractionAndAnIndeterminateReport() {
     let reporter = TaskRunner.Reporter()
     reporter.report(completed: (1 << 62) + 1, of: Int.max)
