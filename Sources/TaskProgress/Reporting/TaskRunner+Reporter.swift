@@ -63,7 +63,8 @@ extension TaskRunner {
       guard fractionCompleted.isFinite else { return }
       // Adding 0 turns -0.0 into +0.0, so that equal fractions store equal words.
       let fraction = min(max(fractionCompleted, 0), 1) + 0
-      node.write(total: ProgressNode.fractionMode, count: fraction.bitPattern)
+      node.words.write(
+        total: ProgressWord.fractionMode, count: ProgressWord.payload(fraction: fraction))
       if fraction == 1 && node.isChild {
         node.finishIfComplete()
       }
@@ -73,16 +74,19 @@ extension TaskRunner {
     ///
     /// The count replaces the reporter's completed count, including what ``complete(count:)``
     /// and finished children added to it. `completed` is clamped to `0...total`; a `total` of
-    /// zero or less means the work is complete. Counts below 2^62 (4.6 × 10^18) cost a load
-    /// and a store whatever their size; larger ones take a lock.
+    /// zero or less means the work is complete. Counts below 2^61 (2.3 × 10^18) and totals below
+    /// 2^62 cost a load and a store whatever their size; larger ones take a lock.
     @inlinable
     public func report(completed: Int, of total: Int) {
       let total = max(total, 0)
       let completed = min(max(completed, 0), total)
-      if total < ProgressNode.countLimit {
-        node.write(total: UInt64(total), count: node.base(for: completed))
+      let base = node.words.base(for: completed)
+      if let totalPayload = ProgressWord.payload(total: total),
+        let countPayload = ProgressWord.payload(base: base)
+      {
+        node.words.write(total: totalPayload, count: countPayload)
       } else {
-        node.storeWide(completed: completed, total: total)
+        node.storeWide(base: base, total: total)
       }
       if completed >= total && node.isChild {
         node.finishIfComplete()
@@ -109,8 +113,8 @@ extension TaskRunner {
     /// Adds `count` completed units: safe from many tasks at once, each call one atomic add.
     ///
     /// Workers that share a reporter call it as each finishes a unit, and the count never goes
-    /// back, whatever order they finish in. Negative counts count as 0. The count is exact while
-    /// it stays below 2^62 (4.6 × 10^18) units, or, with a total of 2^62 or more, below `Int.max`.
+    /// back, whatever order they finish in. Negative counts count as 0. The count is exact up to
+    /// `Int.max`, and a larger one reads as `Int.max`.
     ///
     /// ```swift
     /// runner.start { reporter in
@@ -128,7 +132,7 @@ extension TaskRunner {
     /// ```
     @inlinable
     public func complete(count: Int) {
-      node.add(max(count, 0))
+      node.words.add(max(count, 0))
       if node.isChild {
         node.finishIfComplete()
       }
@@ -176,14 +180,14 @@ extension TaskRunner {
     @inlinable
     public func reportIndeterminate(completed: Int? = nil) {
       guard let completed else {
-        node.write(total: ProgressNode.indeterminateMode, count: 0)
+        node.words.write(total: ProgressWord.indeterminateMode, count: 0)
         return
       }
-      let count = max(completed, 0)
-      if count < ProgressNode.countLimit {
-        node.write(total: ProgressNode.indeterminateCountingMode, count: node.base(for: count))
+      let base = node.words.base(for: max(completed, 0))
+      if let count = ProgressWord.payload(base: base) {
+        node.words.write(total: ProgressWord.indeterminateCountingMode, count: count)
       } else {
-        node.storeWide(completed: count, total: nil)
+        node.storeWide(base: base, total: nil)
       }
     }
 

@@ -254,9 +254,11 @@ struct ReporterCompositionTests {
     reporter.complete(count: (1 << 62) - 8)
     #expect(reporter.progress == RunProgress(completed: 10, of: 10))
     reporter.complete(count: 8)
-    withKnownIssue("bug: a count added up to 2^62 wraps to 0 (shows 0/10)") {
-      #expect(reporter.progress == RunProgress(completed: 10, of: 10))
-    }
+    #expect(reporter.progress == RunProgress(completed: 10, of: 10))
+    reporter.complete(count: 1 << 62)
+    #expect(reporter.progress == RunProgress(completed: 10, of: 10))
+    reporter.report(totalCount: nil)
+    #expect(reporter.progress == .indeterminate(completed: Int.max))
   }
 
   @Test func countsAddedPastTheLargestLockFreeTotalStayClampedAtIt() {
@@ -265,9 +267,57 @@ struct ReporterCompositionTests {
     reporter.complete(count: total)
     #expect(reporter.progress == RunProgress(completed: total, of: total))
     reporter.complete(count: total)
-    withKnownIssue("bug: a count added past 2^62 wraps modulo 2^62 (shows 2^62 - 18)") {
-      #expect(reporter.progress == RunProgress(completed: total, of: total))
+    #expect(reporter.progress == RunProgress(completed: total, of: total))
+    reporter.report(totalCount: nil)
+    #expect(reporter.progress == .indeterminate(completed: 2 * total))
+  }
+
+  @Test func countsAddedPastIntMaxReadAsIntMaxUntilACountReplacesThem() {
+    let reporter = TaskRunner.Reporter()
+    reporter.complete(count: Int.max)
+    reporter.complete(count: Int.max)
+    #expect(reporter.progress == .indeterminate(completed: Int.max))
+    reporter.report(totalCount: 10)
+    #expect(reporter.progress == RunProgress(completed: 10, of: 10))
+    reporter.report(completed: 3, of: 10)
+    reporter.complete(count: 2)
+    #expect(reporter.progress == RunProgress(completed: 5, of: 10))
+    reporter.complete(count: Int.max)
+    reporter.report(totalCount: Int.max)
+    #expect(reporter.progress == RunProgress(completed: Int.max, of: Int.max))
+  }
+
+  /// A count kept in the words, or too large for them, survives every report that hides it.
+  @Test(
+    arguments: [3, (1 << 61) + 3],
+    ["fraction", "indeterminate", "indeterminate count", "huge total"])
+  func aCountSurvivesEveryReportThatHidesIt(count: Int, hiding: String) {
+    let reporter = TaskRunner.Reporter()
+    reporter.report(completed: count - 1, of: count + 10)
+    reporter.complete(count: 1)
+    switch hiding {
+    case "fraction": reporter.report(fractionCompleted: 0.25)
+    case "indeterminate": reporter.reportIndeterminate()
+    case "indeterminate count": reporter.report(totalCount: nil)
+    default: reporter.report(totalCount: Int.max)
     }
+    reporter.complete(count: 2)
+    reporter.report(totalCount: count + 10)
+    #expect(reporter.progress == RunProgress(completed: count + 2, of: count + 10))
+  }
+
+  @Test func aWideCountSurvivesAFractionAndAnIndeterminateReport() {
+    let reporter = TaskRunner.Reporter()
+    reporter.report(completed: (1 << 62) + 1, of: Int.max)
+    reporter.report(fractionCompleted: 0.5)
+    reporter.complete(count: 2)
+    reporter.report(totalCount: Int.max)
+    #expect(reporter.progress == RunProgress(completed: (1 << 62) + 3, of: Int.max))
+    reporter.reportIndeterminate()
+    reporter.report(totalCount: 1 << 62)
+    #expect(reporter.progress == RunProgress(completed: (1 << 62), of: 1 << 62))
+    reporter.report(totalCount: nil)
+    #expect(reporter.progress == .indeterminate(completed: (1 << 62) + 3))
   }
 
   @Test func countsAddedPastTwoToTheSixtyTwoWithoutATotalKeepCounting() {
