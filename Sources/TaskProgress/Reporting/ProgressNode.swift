@@ -245,52 +245,79 @@ final class ProgressNode: Sendable {
   }
 
   /// Finishes the node once: hands its assigned count to its parent and leaves the parent's
-  /// fraction, in one step as the parent's readers see it.
+  /// fraction, in one step as the parent's readers see it; then the parent, if that completed
+  /// it, and so on up, in a loop rather than a recursion, so that a chain of any depth finishes.
   @usableFromInline
   func finish() {
-    guard !finished.load(ordering: .relaxed) else { return }
+    var next: ProgressNode? = self
+    while let node = next {
+      next = node.finishOnce()
+    }
+  }
+
+  /// Finishes this node once, without its ancestors.
+  ///
+  /// - Returns: The parent, when the share handed over completed it.
+  private func finishOnce() -> ProgressNode? {
+    guard !finished.load(ordering: .relaxed) else { return nil }
     guard let parent else {
       finished.store(true, ordering: .releasing)
-      return
+      return nil
     }
-    parent.handOver(assigned) {
+    let claimed = parent.addShare(assigned) {
       finished.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         .exchanged
+    }
+    return claimed && parent.isCompleteChild ? parent : nil
+  }
+
+  /// Adds a share of `count` units inside the version window, and finishes this node if that
+  /// completes it: what a subprogress dropped without being started hands over.
+  func handOver(_ count: Int) {
+    if addShare(count, claim: { true }), isCompleteChild {
+      finish()
     }
   }
 
   /// Adds a share of `count` units inside the version window, if `claim` says it is this
-  /// caller's to add, and finishes this node if that completes it.
-  func handOver(_ count: Int, claim: () -> Bool = { true }) {
+  /// caller's to add.
+  ///
+  /// - Returns: Whether the share was added.
+  private func addShare(_ count: Int, claim: () -> Bool) -> Bool {
     version.wrappingAdd(ProgressWord.HandOver.opening, ordering: .acquiringAndReleasing)
     let claimed = claim()
     if claimed {
       words.added.wrappingAdd(count, ordering: .acquiringAndReleasing)
     }
     version.wrappingAdd(ProgressWord.HandOver.closing, ordering: .acquiringAndReleasing)
-    if claimed {
-      finishIfComplete()
-    }
+    return claimed
   }
 
   /// Finishes a child whose count reached its total.
   @usableFromInline
   func finishIfComplete() {
-    guard isChild, !isFinished else { return }
+    if isCompleteChild {
+      finish()
+    }
+  }
+
+  /// Whether this is an unfinished child whose count reached its total.
+  private var isCompleteChild: Bool {
+    guard isChild, !isFinished else { return false }
     // A few tries: a report caught half-way is over within nanoseconds. If another writer keeps
     // changing the total, the child still finishes by its later reports or when released.
     var pair: (total: ProgressWord, count: ProgressWord)?
     for _ in 0..<8 where pair == nil {
       pair = words.pair()
     }
-    guard let (total, count) = pair else { return }
+    guard let (total, count) = pair else { return false }
     switch counts(total: total, count: count) {
     case .fraction(let fraction):
-      if fraction >= 1 { finish() }
+      return fraction >= 1
     case .counts(let completed, let total, implicit: false):
-      if completed >= total { finish() }
+      return completed >= total
     case .counts(_, _, implicit: true), .zero, .indeterminate:
-      return  // no total: finishes when its reporters are released
+      return false  // no total: finishes when its reporters are released
     }
   }
 
@@ -299,28 +326,13 @@ final class ProgressNode: Sendable {
   /// The node's progress now: its counts, and its unfinished children's fractions weighted by
   /// their assigned counts; `nil` when writers kept it from a consistent reading.
   func read(attempts: Int = ProgressNode.readAttempts) -> RunProgress? {
-    for attempt in 0..<attempts {
-      let before = version.load(ordering: .acquiring)
-      guard ProgressWord.HandOver.isQuiet(before),
-        let (total, count) = words.pair(settled: attempt >= attempts / 2)
-      else { continue }
-      // A child that could not be read already spent its own attempts: give up at once, so
-      // that retries do not multiply with the depth of the tree.
-      guard let progress = progress(total: total, count: count) else { return nil }
-      if version.load(ordering: .acquiring) == before {
-        return progress
-      }
-    }
-    return nil
+    ProgressNode.read(self, attempts: attempts, anyway: false)
   }
 
   /// A reading even if writers race it: what the last report of an ended run is read with, after
   /// a consistent reading failed.
   func readAnyway() -> RunProgress {
-    if let progress = read() { return progress }
-    let total = ProgressWord(rawValue: words.totalWord.load(ordering: .acquiring))
-    let count = ProgressWord(rawValue: words.countWord.load(ordering: .acquiring))
-    return progress(total: total, count: count, childrenAnyway: true) ?? .zero
+    ProgressNode.read(self, attempts: ProgressNode.readAttempts, anyway: true) ?? .zero
   }
 
   /// What a pair of words says, before the children are read.
@@ -358,48 +370,193 @@ final class ProgressNode: Sendable {
     }
   }
 
-  private func progress(
-    total: ProgressWord, count: ProgressWord, childrenAnyway: Bool = false
-  ) -> RunProgress? {
-    switch counts(total: total, count: count) {
-    case .zero:
-      return .zero
-    case .fraction(let fraction):
-      return RunProgress(fractionCompleted: fraction)
-    case .indeterminate(let completed):
-      return .indeterminate(completed: completed)
-    case .counts(let completed, let total, _):
-      guard total > 0 else { return RunProgress(completed: 0, of: 0) }
-      guard let shares = childShares(anyway: childrenAnyway) else { return nil }
-      let counted = min(completed, total)
+  /// A node being read, on the stack that stands for a recursion over the subtree: a tree of
+  /// any depth is read without growing the call stack.
+  private struct Reading {
+    let node: ProgressNode
+    let attempts: Int
+    /// Whether the node is read anyway, racing writers, once a consistent reading fails.
+    let mayReadAnyway: Bool
+    /// Whether it is read anyway now: its words as they are, its children read anyway.
+    var isAnyway = false
+    var attempt = 0
+    /// Whether the next step reads the words: a new attempt.
+    var needsWords = true
+    /// The version window before this attempt read the words.
+    var before: UInt64 = 0
+    /// The progress, when the words alone give it.
+    var leaf: RunProgress?
+    /// The counts, clamped, while the children are read.
+    var completed = 0
+    var total = 0
+    var children: [ProgressNode] = []
+    var next = 0
+    /// The unfinished children's assigned counts times their fractions, so far.
+    var shares = 0.0
+    var passedFinished = false
+
+    init(_ node: ProgressNode, attempts: Int = ProgressNode.readAttempts, mayReadAnyway: Bool) {
+      self.node = node
+      self.attempts = attempts
+      self.mayReadAnyway = mayReadAnyway
+    }
+
+    /// Reads the words for a new attempt: the progress they give alone, or the children to read.
+    ///
+    /// - Returns: `false` when every attempt is spent.
+    mutating func readWords() -> Bool {
+      needsWords = false
+      let pair: (total: ProgressWord, count: ProgressWord)
+      if isAnyway {
+        pair = (
+          ProgressWord(rawValue: node.words.totalWord.load(ordering: .acquiring)),
+          ProgressWord(rawValue: node.words.countWord.load(ordering: .acquiring))
+        )
+      } else {
+        while true {
+          guard attempt < attempts else { return false }
+          before = node.version.load(ordering: .acquiring)
+          if ProgressWord.HandOver.isQuiet(before),
+            let words = node.words.pair(settled: attempt >= attempts / 2)
+          {
+            pair = words
+            break
+          }
+          attempt += 1
+        }
+      }
+      leaf = nil
+      switch node.counts(total: pair.total, count: pair.count) {
+      case .zero: leaf = .zero
+      case .fraction(let fraction): leaf = RunProgress(fractionCompleted: fraction)
+      case .indeterminate(let completed): leaf = .indeterminate(completed: completed)
+      case .counts(_, let total, _) where total <= 0: leaf = RunProgress(completed: 0, of: 0)
+      case .counts(let completed, let total, _):
+        self.completed = min(completed, total)
+        self.total = total
+        children =
+          node.hasChildren.load(ordering: .acquiring) ? node.shared.withLock { $0.children } : []
+        next = 0
+        shares = 0
+      }
+      return true
+    }
+
+    /// The next unfinished child to read, passing over finished ones.
+    mutating func nextChild() -> ProgressNode? {
+      while next < children.count {
+        guard children[next].isFinished else { return children[next] }
+        passedFinished = true
+        next += 1
+      }
+      return nil
+    }
+
+    /// Takes in the reading of the child ``nextChild()`` gave.
+    mutating func add(_ progress: RunProgress) {
+      shares += Double(children[next].assigned) * min(progress.fractionCompleted ?? 0, 1)
+      next += 1
+    }
+
+    /// Ends a pass over the children: the finished ones passed over are dropped from the list.
+    mutating func endChildren() {
+      if passedFinished {
+        node.shared.withLock { $0.pruneFinished() }
+        passedFinished = false
+      }
+      children = []
+    }
+
+    /// The progress of this attempt, its children read.
+    var progress: RunProgress {
+      if let leaf { return leaf }
       let inFlight = min(
-        Double(bitPattern: self.inFlight.load(ordering: .acquiring)), Double(total - counted))
-      let fraction = (Double(counted) + shares + inFlight) / Double(total)
-      return RunProgress(fractionCompleted: fraction, completed: counted, of: total)
+        Double(bitPattern: node.inFlight.load(ordering: .acquiring)), Double(total - completed))
+      let fraction = (Double(completed) + shares + inFlight) / Double(total)
+      return RunProgress(fractionCompleted: fraction, completed: completed, of: total)
+    }
+
+    /// Whether nothing was handed over since the words were read: the reading holds.
+    var isConsistent: Bool {
+      isAnyway || node.version.load(ordering: .acquiring) == before
+    }
+
+    /// After a failed consistent reading, reads the node anyway, if it may.
+    ///
+    /// - Returns: Whether it does.
+    mutating func fallBack() -> Bool {
+      guard mayReadAnyway, !isAnyway else { return false }
+      isAnyway = true
+      needsWords = true
+      return true
     }
   }
 
-  /// The sum of the unfinished children's assigned counts times their fractions, in the order
-  /// they started; prunes finished children.
+  /// Reads `root`'s subtree, its unfinished children's fractions weighted by their assigned
+  /// counts, in the order they started, with an explicit stack instead of a recursion.
   ///
-  /// The lock is held to copy the list and to prune it, never while a child is read.
-  private func childShares(anyway: Bool) -> Double? {
-    guard hasChildren.load(ordering: .acquiring) else { return 0 }
-    let children = shared.withLock { $0.children }
-    var sum = 0.0
-    var passedFinished = false
-    defer {  // drop the finished children passed over, even when giving up half-way
-      if passedFinished { shared.withLock { $0.pruneFinished() } }
-    }
-    for child in children {
-      guard !child.isFinished else {
-        passedFinished = true
+  /// A node read consistently tries up to `attempts` times for words that no writer changed
+  /// under it. A child that could not be read already spent its own attempts, so its parent
+  /// gives up at once rather than multiply retries with the depth of the tree; with `anyway`,
+  /// a node that gives up is then read as it is, its children anyway too.
+  private static func read(_ root: ProgressNode, attempts: Int, anyway: Bool) -> RunProgress? {
+    var stack = [Reading(root, attempts: attempts, mayReadAnyway: anyway)]
+    // What the reading just popped gave its parent: a progress, or `nil` when it gave up.
+    var returned: RunProgress?? = nil
+    while !stack.isEmpty {
+      let top = stack.count - 1
+      if let result = returned {
+        returned = nil
+        if let progress = result {
+          stack[top].add(progress)
+        } else {
+          stack[top].endChildren()
+          guard stack[top].fallBack() else {
+            stack.removeLast()
+            returned = .some(nil)
+            continue
+          }
+        }
+      }
+      if stack[top].needsWords, !stack[top].readWords() {
+        guard stack[top].fallBack() else {
+          stack.removeLast()
+          returned = .some(nil)
+          continue
+        }
         continue
       }
-      guard let progress = anyway ? child.readAnyway() : child.read() else { return nil }
-      sum += Double(child.assigned) * min(progress.fractionCompleted ?? 0, 1)
+      if let child = stack[top].nextChild() {
+        stack.append(Reading(child, mayReadAnyway: stack[top].isAnyway))
+        continue
+      }
+      stack[top].endChildren()
+      if stack[top].isConsistent {
+        returned = .some(stack.removeLast().progress)
+      } else {
+        stack[top].attempt += 1
+        stack[top].needsWords = true
+      }
     }
-    return sum
+    return returned ?? nil
+  }
+
+  deinit {
+    // A deep chain would release its children in nested deinits, one stack frame per level:
+    // they are taken from here and released one at a time, each first handing its own children
+    // to this loop when this loop holds the last reference to it.
+    var pending = shared.withLock { shared in
+      defer { shared.children = [] }
+      return shared.children
+    }
+    while var node = pending.popLast() {
+      if isKnownUniquelyReferenced(&node) {
+        pending += node.shared.withLock { shared in
+          defer { shared.children = [] }
+          return shared.children
+        }
+      }
+    }
   }
 }
 

@@ -1,0 +1,67 @@
+import Foundation
+import TaskProgress
+import Testing
+
+/// Trees far deeper than a call stack: reading, finishing and releasing walk them with loops, so
+/// a chain of a million subprogresses works as one of ten does.
+///
+/// A recursion overflowed an 8 MiB stack at 15,000 levels. `TASKPROGRESS_DEEP_TREE_DEPTH` sets
+/// the depth; CI's Thread Sanitizer step, under which a million levels take minutes, uses 100,000.
+@Suite("Reporters in deep trees")
+struct DeepTreeTests {
+  static let depth =
+    ProcessInfo.processInfo.environment["TASKPROGRESS_DEEP_TREE_DEPTH"].flatMap(Int.init)
+    ?? 1_000_000
+
+  /// A chain of `depth` reporters under `root`, each the only child of the one before, worth one
+  /// unit of a total of 1; the last is the leaf.
+  static func chain(under root: TaskRunner.Reporter, depth: Int) -> [TaskRunner.Reporter] {
+    var chain = [root]
+    chain.reserveCapacity(depth + 1)
+    for _ in 0..<depth {
+      chain.append(chain[chain.count - 1].subprogress(assigningCount: 1).start(totalCount: 2))
+    }
+    return chain
+  }
+
+  @Test func aChainAMillionDeepIsReadFinishedAndReleased() {
+    let root = TaskRunner.Reporter(totalCount: 2)
+    var chain = Self.chain(under: root, depth: Self.depth)
+    // The leaf halfway: each level above it is a quarter, a half of a half, ... until the
+    // shares are below what a Double holds next to the level's own count.
+    chain[chain.count - 1].report(completed: 1, of: 2)
+    #expect(chain[chain.count - 2].progress.fractionCompleted == 0.25)
+    #expect(root.progress.fractionCompleted.map { $0 >= 0 && $0 < 0.25 } == true)
+    // Every level completes its other unit; the leaf completes last, and its completion goes up
+    // the whole chain.
+    for reporter in chain.dropLast() {
+      reporter.complete(count: 1)
+    }
+    chain[chain.count - 1].report(completed: 2, of: 2)
+    #expect(root.progress == RunProgress(completed: 2, of: 2))
+    chain.removeAll()
+    #expect(root.progress == RunProgress(completed: 2, of: 2))
+  }
+
+  @Test func aChainAMillionDeepReleasedUnfinishedCompletesItsRoot() {
+    let root = TaskRunner.Reporter(totalCount: 1)
+    var chain = Self.chain(under: root, depth: Self.depth)
+    #expect(root.progress == RunProgress(completed: 0, of: 1))
+    // Released from the leaf up: each child's share counts as done when its reporter goes.
+    while chain.count > 1 {
+      chain.removeLast()
+    }
+    #expect(root.progress == RunProgress(completed: 1, of: 1))
+  }
+
+  @Test func aRootReleasedLastTakesAMillionDeepChainWithIt() {
+    var root: TaskRunner.Reporter? = TaskRunner.Reporter(totalCount: 1)
+    var chain = Self.chain(under: root!, depth: Self.depth)
+    // Every child's reporter goes first, unread: the nodes are then held by their parents only,
+    // and the root's release takes the whole chain, without one nested deinit per level.
+    chain.removeAll()
+    #expect(root?.progress == RunProgress(completed: 1, of: 1))
+    root = nil
+    #expect(root == nil)
+  }
+}
