@@ -13,8 +13,6 @@ final class FrameTicker {
   final class Registration {
     fileprivate weak var client: (any FrameClient)?
     fileprivate let interval: Duration
-    /// Whether the client's frames come after every other client's in a wake-up.
-    fileprivate let isLate: Bool
     /// The order of registration: the order of every wake-up.
     fileprivate let order: UInt64
     /// The next frame's time, or `nil` while the client needs none.
@@ -22,10 +20,9 @@ final class FrameTicker {
     /// Whether the registration is in the ticker's list of scheduled ones.
     fileprivate var isListed = false
 
-    fileprivate init(client: any FrameClient, interval: Duration, isLate: Bool, order: UInt64) {
+    fileprivate init(client: any FrameClient, interval: Duration, order: UInt64) {
       self.client = client
       self.interval = interval
-      self.isLate = isLate
       self.order = order
     }
   }
@@ -39,9 +36,9 @@ final class FrameTicker {
   /// The deadline the timer is set for.
   private var armed: Duration?
   private var isWaking = false
-  /// The time of the wake-up under way, while its clients that are not late are served: a late
-  /// client that asks for a frame then gets it in this wake-up.
-  private var wakeUpTime: Duration?
+  /// What runs at the end of the wake-up under way, after every frame of it; `nil` outside a
+  /// wake-up.
+  private var endOfWakeUp: [@MainActor (Duration) -> Void]?
   /// Whether registrations were listed during the wake-up, out of order.
   private var listedDuringWakeUp = false
 
@@ -60,16 +57,21 @@ final class FrameTicker {
   /// - Parameters:
   ///   - client: The client, held weakly.
   ///   - interval: The time between its frames.
-  ///   - late: Whether the client's frames come after those of every client that is not late,
-  ///     in every wake-up. A late client that asks for a frame while the others are being served
-  ///     gets it in the same wake-up: a group that sums up its runners sees what their frames just
-  ///     read.
   /// - Returns: The client's registration.
-  func register(
-    _ client: any FrameClient, every interval: Duration, late: Bool = false
-  ) -> Registration {
+  func register(_ client: any FrameClient, every interval: Duration) -> Registration {
     lastOrder += 1
-    return Registration(client: client, interval: interval, isLate: late, order: lastOrder)
+    return Registration(client: client, interval: interval, order: lastOrder)
+  }
+
+  /// Runs `action` with the wake-up's time at the end of the wake-up under way, after every
+  /// frame of it, its own frames included: how a group sums up what its runners' frames just
+  /// read, whatever order they registered in.
+  ///
+  /// - Returns: `false`, keeping nothing, when no wake-up is under way.
+  func atEndOfWakeUp(_ action: @escaping @MainActor (Duration) -> Void) -> Bool {
+    guard endOfWakeUp != nil else { return false }
+    endOfWakeUp?.append(action)
+    return true
   }
 
   /// Schedules the client's next frame on its grid, unless one is scheduled; or, when `needed` is
@@ -85,19 +87,7 @@ final class FrameTicker {
       }
       return
     }
-    guard registration.client != nil else { return }
-    if registration.isLate, let wakeUpTime {
-      // Asked for while the other clients are served: due in this wake-up.
-      if let deadline = registration.deadline {
-        registration.deadline = min(deadline, wakeUpTime)
-      } else {
-        registration.deadline = wakeUpTime
-        scheduledClients += 1
-        list(registration)
-      }
-      return
-    }
-    guard registration.deadline == nil else { return }
+    guard registration.client != nil, registration.deadline == nil else { return }
     let deadline = FrameTicker.gridPoint(after: now, interval: registration.interval)
     registration.deadline = deadline
     scheduledClients += 1
@@ -135,23 +125,24 @@ final class FrameTicker {
     listed.insert(registration, at: low)
   }
 
-  /// One wake-up: every client whose frame is due gets it, with one reading of the clock; the
-  /// late ones after all the others.
+  /// One wake-up: every client whose frame is due gets it, with one reading of the clock, then
+  /// what was asked for at the end of the wake-up runs, with the same time.
   private func wakeUp() {
     armed = nil
     let now = self.now
     isWaking = true
-    wakeUpTime = now
-    // Registrations listed during the wake-up are served on their own deadline, later, unless
-    // they are late.
-    let count = listed.count
-    for registration in listed.prefix(count) where !registration.isLate {
+    endOfWakeUp = []
+    // Registrations listed during the wake-up are served on their own deadline, later.
+    for registration in listed.prefix(listed.count) {
       serve(registration, at: now)
     }
-    wakeUpTime = nil
-    for registration in listed where registration.isLate {
-      serve(registration, at: now)
+    while let actions = endOfWakeUp, !actions.isEmpty {
+      endOfWakeUp = []
+      for action in actions {
+        action(now)
+      }
     }
+    endOfWakeUp = nil
     isWaking = false
     listed.removeAll { registration in
       guard registration.deadline == nil || registration.client == nil else { return false }

@@ -81,6 +81,8 @@ public final class TaskRunnerGroup {
   @ObservationIgnored private var startedSinceFrame = false
   /// When the group settles, while no run is under way and it has not settled yet.
   @ObservationIgnored private var settlesAt: Duration?
+  /// Whether a sum is asked for at the end of the wake-up under way.
+  @ObservationIgnored private var isSumScheduled = false
   /// Whether a member changed since the last frame.
   @ObservationIgnored private var isDirty = false
 
@@ -103,7 +105,7 @@ public final class TaskRunnerGroup {
     self.unit = unit
     self.updateInterval = min(max(updateInterval, .milliseconds(1)), .seconds(60))
     self.time = FrameTime(ticker: FrameTicker.shared(for: clock))
-    self.frames = time.ticker.register(self, every: self.updateInterval, late: true)
+    self.frames = time.ticker.register(self, every: self.updateInterval)
   }
 
   /// Stops following the runners and detaches every renderer; the runners go on.
@@ -358,9 +360,35 @@ public final class TaskRunnerGroup {
 
   private func setNeedsFrame() {
     isDirty = true
-    if let frames {
+    if !sumUpAtEndOfWakeUp(), let frames {
       time.ticker.setNeedsFrames(frames)
     }
+  }
+
+  /// Whether the group has frames to make: a member changed, a run is under way, or the group
+  /// is settling.
+  private var needsFrames: Bool {
+    isDirty || summaryValue.isActive || settlesAt != nil
+  }
+
+  /// Sums up at the end of the frame timer's wake-up under way, once, after every runner's frame
+  /// of it: the sums are then those of the reports those frames just read.
+  ///
+  /// - Returns: `false` when no wake-up is under way.
+  private func sumUpAtEndOfWakeUp() -> Bool {
+    guard !isSumScheduled else { return true }
+    isSumScheduled = time.ticker.atEndOfWakeUp { [weak self] tickerTime in
+      guard let self else { return }
+      if needsFrames {
+        sumUp(at: time.at(tickerTime))
+      }
+      // After the sum: a change its observers make is summed up on the next frame.
+      isSumScheduled = false
+      if let frames {
+        time.ticker.setNeedsFrames(frames, needsFrames)
+      }
+    }
+    return isSumScheduled
   }
 
   /// Brings the sums up to date before a new observer or renderer gets them.
@@ -481,13 +509,10 @@ public final class TaskRunnerGroup {
 extension TaskRunnerGroup: ObservedSnapshot {}
 
 extension TaskRunnerGroup: FrameClient {
-  /// Sums up, if a member changed or a run is under way or the group is settling.
+  /// Sums up at the end of this wake-up, if a member changed or a run is under way or the group
+  /// is settling.
   func frame(at tickerTime: Duration) -> Bool {
-    let now = time.at(tickerTime)
-    if isDirty || summaryValue.isActive || settlesAt != nil {
-      sumUp(at: now)
-    }
-    return isDirty || summaryValue.isActive || settlesAt != nil
+    needsFrames && sumUpAtEndOfWakeUp()
   }
 }
 

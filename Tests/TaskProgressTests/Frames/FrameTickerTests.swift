@@ -44,48 +44,57 @@ struct FrameTickerTests {
     #expect(FrameTicker.gridPoint(after: point, interval: sixtieth) - point == sixtieth)
   }
 
-  @Test func lateClientsComeAfterEveryOtherClientWhateverTheirOrder() {
+  @Test func whatRunsAtTheEndOfAWakeUpComesAfterEveryFrameOfItWhateverTheOrder() {
     let clock = ManualClock()
     let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
     let log = Client.Log()
-    let late = Client("late", frames: 2, log: log)
-    let lateRegistration = ticker.register(late, every: frame, late: true)
-    let clients = ["a", "b"].map { Client($0, frames: 2, log: log) }
-    let registrations = clients.map { ticker.register($0, every: frame) }
-    ticker.setNeedsFrames(lateRegistration)
-    for registration in registrations {
-      ticker.setNeedsFrames(registration)
+    // The first client to register asks for its action from its frame, as a group made before
+    // its runners does: the action still comes after the others' frames.
+    let clients = ["group", "a", "b"].map { Client($0, frames: 2, log: log) }
+    clients[0].onFrame = {
+      _ = ticker.atEndOfWakeUp { time in log.entries.append(("sum", time)) }
+    }
+    for client in clients {
+      ticker.setNeedsFrames(ticker.register(client, every: frame))
     }
     clock.advance(by: frame * 2)
-    #expect(log.entries.map(\.name) == ["a", "b", "late", "a", "b", "late"])
-    #expect(log.entries.map(\.time) == [frame, frame, frame, frame * 2, frame * 2, frame * 2])
+    #expect(log.entries.map(\.name) == ["group", "a", "b", "sum", "group", "a", "b", "sum"])
+    #expect(
+      log.entries.map(\.time) == [
+        frame, frame, frame, frame, frame * 2, frame * 2, frame * 2, frame * 2,
+      ])
+    withExtendedLifetime(clients) {}
   }
 
-  @Test func aLateClientAskedForDuringAPassGetsItsFrameInThatPass() {
+  @Test func anActionAskedForByAFrameOrByAnActionRunsInTheSameWakeUp() {
     let clock = ManualClock()
     let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
     let log = Client.Log()
-    let late = Client("late", frames: 1, log: log)
-    let lateRegistration = ticker.register(late, every: frame, late: true)
-    let client = Client("a", frames: 3, log: log)
-    let registration = ticker.register(client, every: frame)
-    // The client's frames ask for the late one's, as a runner's frames tell its group.
-    client.onFrame = { ticker.setNeedsFrames(lateRegistration) }
-    ticker.setNeedsFrames(registration)
-    clock.advance(by: frame * 4)
-    #expect(log.entries.map(\.name) == ["a", "late", "a", "late", "a", "late"])
-    #expect(
-      log.entries.map(\.time) == [frame, frame, frame * 2, frame * 2, frame * 3, frame * 3])
+    let client = Client("a", frames: 1, log: log)
+    // The client's frame asks for an action, as a runner's frame that tells its group does; the
+    // action asks for another.
+    client.onFrame = {
+      _ = ticker.atEndOfWakeUp { time in
+        log.entries.append(("first", time))
+        _ = ticker.atEndOfWakeUp { time in log.entries.append(("second", time)) }
+      }
+    }
+    ticker.setNeedsFrames(ticker.register(client, every: frame))
+    clock.advance(by: frame * 3)
+    #expect(log.entries.map(\.name) == ["a", "first", "second"])
+    #expect(log.entries.map(\.time) == [frame, frame, frame])
     #expect(clock.scheduledWakeUps == 0)
-    // Asked for from its own frame, the late client's next frame is on the next grid point.
-    late.framesLeft = 2
-    late.onFrame = { ticker.setNeedsFrames(lateRegistration) }
-    ticker.setNeedsFrames(lateRegistration)
-    log.entries = []
+  }
+
+  @Test func outsideAWakeUpNothingIsKeptForItsEnd() {
+    let clock = ManualClock()
+    let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
+    let log = Client.Log()
+    #expect(!ticker.atEndOfWakeUp { time in log.entries.append(("late", time)) })
+    let client = Client("a", frames: 1, log: log)
+    ticker.setNeedsFrames(ticker.register(client, every: frame))
     clock.advance(by: frame)
-    #expect(log.entries.map(\.name) == ["late"])
-    clock.advance(by: frame)
-    #expect(log.entries.map(\.name) == ["late", "late"])
+    #expect(log.entries.map(\.name) == ["a"])
   }
 
   @Test func clientsOnOneClockShareEachWakeUpAndOneTimeInTheOrderTheyAsked() {
@@ -150,7 +159,7 @@ struct FrameTickerTests {
     #expect(clock.scheduledWakeUps == 0)
   }
 
-  @Test func aClientReleasedDuringAPassIsSkippedAndForgotten() {
+  @Test func aClientReleasedDuringAWakeUpIsSkippedAndForgotten() {
     let clock = ManualClock()
     let ticker = FrameTicker(timer: ManualFrameTimer(clock: clock))
     let log = Client.Log()
