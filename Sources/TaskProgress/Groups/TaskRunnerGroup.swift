@@ -26,10 +26,19 @@ public final class TaskRunnerGroup {
     /// The share of the runner's work the group's speed has counted, or `nil` before the
     /// runner's first frame: what it had done when it joined is no speed of the group's.
     var countedFraction: Double?
+    /// Its part in the group's sums.
+    var share = Share()
+    /// Its place in the group's ``TaskRunnerGroup/slots``.
+    var slot: Int
+    /// Whether it changed since the group's last frame, so that the frame counts its advance.
+    var isChanged = false
+    /// Whether it is still in the group.
+    var isMember = true
 
-    init(member: Member, latest: ProgressUpdate) {
+    init(member: Member, latest: ProgressUpdate, slot: Int) {
       self.member = member
       self.latest = latest
+      self.slot = slot
     }
 
     /// Takes in an update of the runner.
@@ -45,6 +54,22 @@ public final class TaskRunnerGroup {
       } else if update.state.phase == .idle {
         lastActiveFraction = 0
       }
+    }
+
+    /// Its share of the group's sums now.
+    func share(weighting: Weighting) -> Share {
+      let state = latest.state
+      let fraction = state.fractionCompleted ?? 0
+      let done: Double
+      switch state.phase {
+      case .idle, .running, .paused: done = fraction
+      case .finished: done = 1
+      case .failed, .cancelled: done = lastActiveFraction
+      }
+      return Share(
+        weight: member.weight ?? (weighting == .equal ? 1 : knownTotal), fraction: fraction,
+        displayed: latest.displayedProgress, isOpen: state.phase.isActive || state.phase == .idle,
+        done: done)
     }
   }
 
@@ -66,9 +91,22 @@ public final class TaskRunnerGroup {
   public let updateInterval: Duration
 
   /// The runners in the group, in the order they joined.
-  public private(set) var members: [Member] = []
+  public var members: [Member] {
+    access(keyPath: \.members)
+    return slots.compactMap { $0?.member }
+  }
 
+  /// The members in the order they joined, with a hole where one left.
+  ///
+  /// Leaving costs the same whatever the size of the group; the holes are compacted once they
+  /// are more than half.
+  @ObservationIgnored private var slots: [MemberState?] = []
   @ObservationIgnored private var states: [ObjectIdentifier: MemberState] = [:]
+  @ObservationIgnored private var sums = GroupSums()
+  /// The members that changed since the last frame.
+  @ObservationIgnored private var changed: [MemberState] = []
+  /// The shares changed since the sums were last added up afresh.
+  @ObservationIgnored private var changesSinceExactSums = 0
   @ObservationIgnored private var summaryValue = Summary.empty
   @ObservationIgnored private let observers = ObserverRegistry<Summary>()
   @ObservationIgnored private let renderers = ObserverRegistry<Event>()
@@ -177,8 +215,18 @@ public final class TaskRunnerGroup {
     let id = ObjectIdentifier(runner)
     guard let state = states.removeValue(forKey: id) else { return false }
     state.token?.cancel()
+    state.isMember = false
     note(from: state.latest.state.phase, to: nil)
-    members.removeAll { $0.id == id }
+    sums.remove(state.share)
+    withMutation(keyPath: \.members) {
+      slots[state.slot] = nil
+      if slots.count > 16 && states.count < slots.count / 2 {
+        slots.removeAll { $0 == nil }
+        for (slot, state) in slots.enumerated() {
+          state?.slot = slot
+        }
+      }
+    }
     renderers.publish(.left(id))
     setNeedsFrame()
     return true
@@ -187,9 +235,10 @@ public final class TaskRunnerGroup {
   /// Removes every runner whose last run ended, finished, failed or cancelled: what a queue
   /// clears away.
   public func removeEnded() {
-    for member in members {
-      switch member.runner.state.phase {
-      case .finished, .failed, .cancelled: remove(member.runner)
+    for state in slots {
+      guard let runner = state?.member.runner else { continue }
+      switch runner.state.phase {
+      case .finished, .failed, .cancelled: remove(runner)
       case .idle, .running, .paused: break
       }
     }
@@ -197,9 +246,13 @@ public final class TaskRunnerGroup {
 
   private func insert(_ member: Member) -> Bool {
     guard states[member.id] == nil else { return false }
-    let state = MemberState(member: member, latest: placeholder)
+    let state = MemberState(member: member, latest: placeholder, slot: slots.count)
     states[member.id] = state
-    members.append(member)
+    withMutation(keyPath: \.members) {
+      slots.append(state)
+    }
+    state.share = state.share(weighting: weighting)
+    sums.add(state.share)
     // The first call comes at once, with the runner's current state: the `.joined` event's.
     // The callback holds the member's identity, not the member: the runner holds the callback.
     var isFirst = true
@@ -208,6 +261,7 @@ public final class TaskRunnerGroup {
       guard let self, let state else { return }
       let old = state.latest.state.phase
       state.take(update)
+      changeShare(of: state)
       if isFirst {
         isFirst = false  // counted by `insert`
       } else {
@@ -243,6 +297,21 @@ public final class TaskRunnerGroup {
     }
     if old == .running || new == .running {
       timing.setRunning(liveCounts.running > 0, at: time.now())
+    }
+  }
+
+  /// Brings a member's share of the sums up to date, and notes that it changed.
+  private func changeShare(of state: MemberState) {
+    let share = state.share(weighting: weighting)
+    if share != state.share {
+      sums.remove(state.share)
+      sums.add(share)
+      state.share = share
+      changesSinceExactSums += 1
+    }
+    if !state.isChanged {
+      state.isChanged = true
+      changed.append(state)
     }
   }
 
@@ -402,12 +471,18 @@ public final class TaskRunnerGroup {
   private func sumUp(at now: Duration) {
     isDirty = false
     defer { startedSinceFrame = false }
-    let sums = GroupSums(states: members.compactMap { states[$0.id] }, weighting: weighting)
     let isActive = liveCounts.active > 0
-    timing.record(sums, isActive: isActive, at: now)
-    let estimate = timing.estimate(for: sums, isActive: isActive, at: now)
+    // Sums kept by adding and taking away drift by rounding: they are added up afresh once
+    // there were as many changes as members (a cost of one addition per change), and whenever
+    // no run is under way, so that an end reads exactly.
+    if !isActive || changesSinceExactSums > max(states.count, 64) || !sums.total.isFinite {
+      sums = GroupSums(slots.lazy.compactMap { $0?.share })
+      changesSinceExactSums = 0
+    }
+    timing.record(advance: takeAdvance(), isActive: isActive, at: now)
+    let estimate = timing.estimate(remaining: sums.left, isActive: isActive, at: now)
     var new = Summary(
-      fractionCompleted: sums.fraction, displayedProgress: sums.displayed,
+      fractionCompleted: sums.fractionCompleted, displayedProgress: sums.displayedProgress,
       completedUnits: sums.completed, totalUnits: sums.total, isTotalKnown: sums.isTotalKnown,
       counts: liveCounts, throughput: estimate.throughput,
       estimatedTimeRemaining: estimate.timeRemaining, unit: unit)
@@ -437,72 +512,22 @@ public final class TaskRunnerGroup {
     }
   }
 
-  fileprivate struct GroupSums {
-    var fraction = 0.0
-    var displayed = 0.0
-    var completed = 0.0
-    var total = 0.0
-    /// The work the idle and active runners have left.
-    var remaining = 0.0
-    var isTotalKnown = true
-
-    /// The work done since the last frame, counted per runner: what the speed measures.
-    ///
-    /// A runner that joins, goes back (a reset, a new run) or leaves adds nothing.
+  /// The work the members that changed since the last frame did since then, weighted.
+  ///
+  /// That is what the speed measures. A runner that joins, goes back (a reset, a new run) or
+  /// leaves adds nothing.
+  private func takeAdvance() -> Double {
     var advance = 0.0
-
-    init(states: [MemberState], weighting: Weighting) {
-      // The weights known: given, or totals reported; the others count as their mean.
-      var known: [Double?] = []
-      known.reserveCapacity(states.count)
-      var knownSum = 0.0
-      var knownCount = 0
-      for state in states {
-        let weight =
-          state.member.weight ?? (weighting == .equal ? 1 : state.knownTotal)
-        if let weight {
-          knownSum += weight
-          knownCount += 1
-        }
-        known.append(weight)
+    for state in changed where state.isMember {
+      let done = state.share.done
+      if let counted = state.countedFraction, done > counted {
+        advance += (done - counted) * sums.weight(of: state.share)
       }
-      let guess = knownCount > 0 ? knownSum / Double(knownCount) : 1
-      isTotalKnown = knownCount == states.count
-      var weights = known.map { $0 ?? guess }
-      let sum = weights.reduce(0, +)
-      if !(sum > 0) || !sum.isFinite {
-        // Every weight is 0 (empty runs), or they add up past what a `Double` holds: count the
-        // runners equally rather than divide by 0 or by infinity.
-        weights = Array(repeating: 1, count: states.count)
-      }
-      for (memberState, weight) in zip(states, weights) {
-        let state = memberState.latest.state
-        let fraction = state.fractionCompleted ?? 0
-        total += weight
-        completed += weight * fraction
-        displayed += weight * memberState.latest.displayedProgress
-        let done: Double
-        switch state.phase {
-        case .idle, .running, .paused:
-          remaining += weight * (1 - fraction)
-          done = fraction
-        case .finished:
-          done = 1
-        case .failed, .cancelled:
-          done = memberState.lastActiveFraction
-        }
-        if let counted = memberState.countedFraction, done > counted {
-          advance += (done - counted) * weight
-        }
-        memberState.countedFraction = done
-      }
-      if total > 0 {
-        self.fraction = min(max(completed / total, 0), 1)
-        self.displayed = min(max(displayed / total, 0), 1)
-      } else {
-        self.displayed = 0
-      }
+      state.countedFraction = done
+      state.isChanged = false
     }
+    changed.removeAll(keepingCapacity: true)
+    return advance
   }
 }
 
@@ -537,10 +562,10 @@ private struct GroupTiming {
   /// the speed leaves out.
   ///
   /// `isActive` says whether some run is under way, running or paused.
-  mutating func record(_ sums: TaskRunnerGroup.GroupSums, isActive: Bool, at now: Duration) {
+  mutating func record(advance: Double, isActive: Bool, at now: Duration) {
     let time = runningTime.elapsed(at: now)
-    if sums.advance.isFinite {
-      work += sums.advance
+    if advance.isFinite {
+      work += advance
     }
     guard isActive else {
       estimator?.skip(to: work, at: time)
@@ -555,13 +580,12 @@ private struct GroupTiming {
     }
   }
 
-  func estimate(
-    for sums: TaskRunnerGroup.GroupSums, isActive: Bool, at now: Duration
-  ) -> RunTiming.Estimate {
+  /// The speed and the time `remaining` units take at it, while some run is under way.
+  func estimate(remaining: Double, isActive: Bool, at now: Duration) -> RunTiming.Estimate {
     guard isActive, let estimator else { return .unknown }
     let time = runningTime.elapsed(at: now)
     guard let rate = estimator.rate(at: time) else { return .unknown }
     return RunTiming.Estimate(
-      throughput: rate, timeRemaining: estimator.timeRemaining(for: sums.remaining, at: time))
+      throughput: rate, timeRemaining: estimator.timeRemaining(for: remaining, at: time))
   }
 }

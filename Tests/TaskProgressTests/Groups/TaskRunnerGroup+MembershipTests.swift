@@ -1,0 +1,54 @@
+import TaskProgressTestSupport
+import Testing
+
+@testable import TaskProgress
+
+/// Many members joining and leaving: the order they joined in, and sums that follow them.
+@MainActor
+@Suite("Task runner group membership", .timeLimit(.minutes(1)))
+struct TaskRunnerGroupMembershipTests {
+  let clock = ManualClock()
+
+  @Test func membersKeepTheOrderTheyJoinedInAsMostOfThemLeave() {
+    let group = TaskRunnerGroup(weighting: .equal, clock: clock)
+    let runners = (0..<2_000).map { _ in TaskRunner(animation: .instant, clock: clock) }
+    for (index, runner) in runners.enumerated() {
+      group.add(runner, label: "\(index)")
+    }
+    // Every member but each tenth leaves, from the middle out, so that the holes are compacted
+    // more than once.
+    let leaving = runners.indices.filter { $0 % 10 != 0 }.sorted {
+      abs($0 - 1_000) < abs($1 - 1_000)
+    }
+    for index in leaving {
+      #expect(group.remove(runners[index]))
+    }
+    #expect(group.members.map(\.label) == runners.indices.filter { $0 % 10 == 0 }.map { "\($0)" })
+    #expect(!group.remove(runners[1]))
+    // A member joins again, at the end.
+    group.add(runners[1], label: "again")
+    #expect(group.members.last?.label == "again")
+    #expect(group.members.count == 201)
+  }
+
+  @Test func removeEndedLeavesTheOthersInOrderAndTheSumsFollow() async {
+    let group = TaskRunnerGroup(weighting: .equal, clock: clock)
+    let runners = (0..<1_000).map { _ in TaskRunner(animation: .instant, clock: clock) }
+    for (index, runner) in runners.enumerated() {
+      group.add(runner, label: "\(index)")
+    }
+    // The even ones finish; the odd ones wait.
+    for runner in runners.enumerated().filter({ $0.offset % 2 == 0 }).map(\.element) {
+      _ = await runner.run { reporter in reporter.report(completed: 1, of: 1) }
+    }
+    clock.advance(by: group.updateInterval)
+    #expect(group.counts.description == "500 idle, 500 finished")
+    #expect(group.fractionCompleted == 0.5)
+    group.removeEnded()
+    clock.advance(by: group.updateInterval)
+    #expect(group.members.map(\.label) == runners.indices.filter { $0 % 2 == 1 }.map { "\($0)" })
+    #expect(group.counts.description == "500 idle")
+    #expect(group.fractionCompleted == 0)
+    #expect(group.summary.totalUnits == 500)
+  }
+}
