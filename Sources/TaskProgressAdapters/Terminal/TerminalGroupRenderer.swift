@@ -38,21 +38,8 @@ public final class TerminalGroupRenderer: GroupRenderer {
   private let drawer: TerminalDrawer
   private let plain: PlainWriter
 
-  /// A member of the group, as drawn.
-  private struct Member {
-    let id: ObjectIdentifier
-    /// The member's label, on one line.
-    let label: String
-    /// The member's latest update.
-    var latest: ProgressUpdate
-    /// The member's run, while one is under way.
-    var run: RunLines?
-  }
-
-  /// The members, in the order they joined.
-  private var members: [Member] = []
-  /// Where each member is in `members`.
-  private var positions: [ObjectIdentifier: Int] = [:]
+  /// The members, in the order they joined, and those with a bar.
+  private var members = GroupMembers()
   /// The group's summary, as of its last frame.
   private var summary = TaskRunnerGroup.Summary.empty
 
@@ -118,28 +105,21 @@ public final class TerminalGroupRenderer: GroupRenderer {
   public func render(_ event: TaskRunnerGroup.Event) {
     switch event {
     case .joined(let member, let update):
-      guard positions[member.id] == nil else { return }
-      positions[member.id] = members.count
       let label = TerminalFormat.singleLine(member.label)
+      guard members.append(.init(id: member.id, label: label, latest: update)) else { return }
       memberLabelColumns = max(memberLabelColumns, TerminalFormat.columns(label))
-      members.append(Member(id: member.id, label: label, latest: update))
       needsRedraw = true
-      take(update, at: members.count - 1)
+      take(update, for: member.id)
     case .updated(let id, let update):
-      if let position = positions[id] {
-        take(update, at: position)
-      }
+      take(update, for: id)
     case .left(let id):
-      guard let position = positions.removeValue(forKey: id) else { return }
-      members.remove(at: position)
-      for index in members.indices.dropFirst(position) {
-        positions[members[index].id] = index
+      if members.remove(id) {
+        needsRedraw = true
       }
-      needsRedraw = true
     case .frame(let summary, let time):
       self.summary = summary
       let wasQuiet = isQuiet
-      isQuiet = summary.isSettled && !members.contains { $0.run != nil }
+      isQuiet = summary.isSettled && members.runCount == 0
       if isQuiet && !wasQuiet {
         needsRedraw = true  // the area closes now
       }
@@ -154,8 +134,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// Ends the live area and shows the cursor again: the group is gone or the renderer detached.
   public func didDetach() {
     restoreTerminal()
-    members = []
-    positions = [:]
+    members = GroupMembers()
     finalLines = []
   }
 
@@ -190,8 +169,10 @@ public final class TerminalGroupRenderer: GroupRenderer {
   // MARK: - Members
 
   /// Takes in a member's update: its run begins, moves, pauses or ends.
-  private func take(_ update: ProgressUpdate, at position: Int) {
-    members[position].latest = update
+  private func take(_ update: ProgressUpdate, for id: ObjectIdentifier) {
+    guard var member = members[id] else { return }
+    defer { members[id] = member }
+    member.latest = update
     // A run under way, whatever the update (a renderer attached mid-run joins members whose
     // latest update is a frame); not the frames of a bar that settles after its run ended,
     // which would write the summary again on every frame.
@@ -201,9 +182,8 @@ public final class TerminalGroupRenderer: GroupRenderer {
     let unit = self.unit ?? update.unit
     switch update.state {
     case .running(let progress), .paused(let progress):
-      let began = members[position].run == nil
-      var run =
-        members[position].run ?? RunLines(label: members[position].label, start: update.time)
+      let began = member.run == nil
+      var run = member.run ?? RunLines(label: member.label, start: update.time)
       let pauseChanged = run.take(progress, isPaused: update.state.phase == .paused, unit: unit)
       if began || pauseChanged {
         needsRedraw = true
@@ -211,19 +191,19 @@ public final class TerminalGroupRenderer: GroupRenderer {
       if !drawsInPlace, began || update.reason == .stateChanged {
         plain.write(run.plainLines(began: began, pauseChanged: pauseChanged, unit: unit))
       }
-      members[position].run = run
+      member.run = run
     case .finished, .failed, .cancelled:
-      guard update.reason == .stateChanged, let run = members[position].run else { return }
+      guard update.reason == .stateChanged, let run = member.run else { return }
       if !drawsInPlace {
         plain.write([run.plainEnd(update, unit: unit)])
       } else if finishedBars == .keep {
         finalLines.append(run.finalLine(update, unit: unit))
       }
-      members[position].run = nil
+      member.run = nil
       needsRedraw = true
     case .idle:
-      if members[position].run != nil {
-        members[position].run = nil
+      if member.run != nil {
+        member.run = nil
         needsRedraw = true
       }
     }
@@ -237,9 +217,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// any more and the group is quiet, or when `ending`.
   private func draw(at time: Duration? = nil, printing printed: [String] = [], ending: Bool = false)
   {
-    let bars = members.indices.filter { members[$0].run != nil }
+    let hasBars = members.runCount > 0
     // Nothing to draw and nothing on the screen: printed text goes out on its own.
-    guard drawer.isOpen || !bars.isEmpty || !finalLines.isEmpty else {
+    guard drawer.isOpen || hasBars || !finalLines.isEmpty else {
       plain.write(printed)
       needsRedraw = false
       return
@@ -248,10 +228,10 @@ public final class TerminalGroupRenderer: GroupRenderer {
       labelColumns = 0
       reserved = ProgressLine.Reservation()
     }
-    let closes = ending || (bars.isEmpty && isQuiet)
+    let closes = ending || (!hasBars && isQuiet)
     // A frame that is not due leaves both as they are: either would have made it due.
     drawer.draw(at: time, force: needsRedraw || !finalLines.isEmpty) { size in
-      var lines = self.lines(bars: ending || !closes ? bars : [], final: closes, size: size)
+      var lines = self.lines(showsBars: ending || !closes, final: closes, size: size)
       lines.printed = printed
       lines.closes = closes
       return lines
@@ -262,19 +242,23 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   /// The final lines of the runs that ended, to go above the area, and the lines of the area.
   ///
-  /// The area holds the bars of the members at `bars` (as many as fit in the terminal's rows,
-  /// then `… 6 more`), then the summary, fitted to its columns. A `final` summary shows the
-  /// exact progress in its bar.
-  private func lines(bars: [Int], final: Bool, size: TerminalDrawer.Size) -> TerminalDrawer.Lines {
+  /// The area holds, when it `showsBars`, the bars of the members with a run under way (as many
+  /// as fit in the terminal's rows, then `… 6 more`), then the summary, fitted to its columns. A
+  /// `final` summary shows the exact progress in its bar.
+  private func lines(
+    showsBars: Bool, final: Bool, size: TerminalDrawer.Size
+  )
+    -> TerminalDrawer.Lines
+  {
     let (columns, rows) = (size.columns, size.rows)
     let summaryLine = self.summaryLine(final: final)
     let summaryRows = summaryLine == nil ? 0 : 1
-    let shown =
-      bars.count + summaryRows > rows ? Array(bars.prefix(max(rows - 1 - summaryRows, 0))) : bars
-    let hidden = bars.count - shown.count
-    let barLines = shown.compactMap { position in
-      let member = members[position]
-      return member.run?.liveLine(member.latest, unit: unit ?? member.latest.unit)
+    let bars = showsBars ? members.runCount : 0
+    let shown = members.withRuns(
+      prefix: bars + summaryRows > rows ? max(rows - 1 - summaryRows, 0) : bars)
+    let hidden = bars - shown.count
+    let barLines = shown.compactMap { member in
+      member.run?.liveLine(member.latest, unit: unit ?? member.latest.unit)
     }
     // The label width and the room after the bars, shared by every line and kept while the
     // area is open.

@@ -546,6 +546,81 @@ struct TerminalGroupRendererTests {
     #expect(scene.screen.unknownSequences.isEmpty)
   }
 
+  @Test func aQueueOfTwentyThousandDrawsItsRunningBarsInJoinOrderAndAFinalLineForEachRun() {
+    // All join first, then run 4 at a time, a frame after every 4 steps, where a step starts a
+    // run and ends the oldest; every 1,000th leaves mid-run, three in four of the others as they
+    // end, and the rest once the group has settled, as `removeEnded()` does.
+    let (count, width) = (20_000, 4)
+    let scene = Scene(columns: 80, rows: 8)
+    let label = { (index: Int) in "m\(index)" }
+    for index in 0..<count {
+      scene.join(label(index))
+    }
+    scene.frame(summary(0, idle: count))
+    var (finished, left) = (0, 0)
+    var mismatches: [String] = []
+    for step in 0..<(count + width) {
+      if step < count {
+        scene.set(step, .running(RunProgress(completed: 1, of: 2)))
+      }
+      let ending = step - width
+      if ending >= 0 {
+        if ending.isMultiple(of: 1_000) {
+          scene.leave(ending)
+          left += 1
+        } else {
+          scene.set(ending, .finished)
+          finished += 1
+          if !ending.isMultiple(of: 4) {
+            scene.leave(ending)
+          }
+        }
+      }
+      guard step % width == width - 1 else { continue }
+      let running = min(step + 1, count) - finished - left
+      scene.frame(
+        summary(
+          Double(finished) / Double(count), running: running, finished: finished,
+          idle: count - finished - left - running))
+      // The bars are the runs under way, in the order their members joined.
+      let bars = barRows(scene.screen.screen).dropLast().filter { !$0.contains("done in") }.map {
+        String($0.prefix { $0 != " " })
+      }
+      let expected = (max(step - width + 1, 0)..<min(step + 1, count)).map(label)
+      if bars != expected {
+        mismatches.append("step \(step): \(bars) instead of \(expected)")
+      }
+    }
+    #expect(mismatches.prefix(3) == [])
+    #expect(scene.screen.isCursorVisible)
+    #expect(scene.screen.trimmedScreen.last?.hasSuffix("\(finished) finished") == true)
+    #expect(scene.screen.wraps == 0 && scene.screen.unknownSequences.isEmpty)
+    // A final line for each run that ended, in the order they ended, and none for those that
+    // left mid-run; nothing else scrolled.
+    let done = (scene.screen.scrollback + scene.screen.trimmedScreen).filter {
+      $0.hasSuffix("done in 0.1s")
+    }
+    #expect(done.count == finished)
+    #expect(scene.screen.scrollback.allSatisfy { $0.hasSuffix("done in 0.1s") })
+    #expect(
+      done.map { String($0.prefix { $0 != " " }) }
+        == (0..<count).filter { !$0.isMultiple(of: 1_000) }.map(label))
+    // The rest leave: nothing more to draw; a runner that joins later draws alone.
+    let output = scene.terminal.output
+    for index in stride(from: 4, to: count, by: 4) where !index.isMultiple(of: 1_000) {
+      scene.leave(index)
+    }
+    scene.frame(summary(1, finished: finished, settled: true))
+    #expect(scene.terminal.output == output)
+    let late = scene.join("late", .running(RunProgress(completed: 1, of: 4)))
+    scene.frame(summary(0.25, running: 1))
+    #expect(
+      barRows(scene.screen.trimmedScreen).suffix(2).map { $0.prefix(5) } == ["late ", "Total"])
+    scene.set(late, .finished)
+    scene.frame(summary(1, finished: 1))
+    #expect(scene.screen.isCursorVisible)
+  }
+
   @Test func noLineIsEverWiderThanTheTerminalAndOnlyFinalLinesScroll() {
     var random = SplitMix64(seed: 7)
     let labels = [

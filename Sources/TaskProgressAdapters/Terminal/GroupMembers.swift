@@ -1,0 +1,113 @@
+import TaskProgress
+
+/// The members of a group as ``TerminalGroupRenderer`` draws them: in the order they joined,
+/// found by ID, and those with a run under way kept apart in the same order.
+///
+/// A group may hold tens of thousands of runners, most of them waiting or done, while only a few
+/// have bars on the screen. Joining, leaving and changing a member cost amortised O(1) whatever
+/// the number of members, and the members with a run are read without going over the others, so
+/// that the renderer's work follows what changed and what is drawn.
+struct GroupMembers {
+  /// A member of the group, as drawn.
+  struct Member {
+    let id: ObjectIdentifier
+    /// The member's label, on one line.
+    let label: String
+    /// The member's latest update.
+    var latest: ProgressUpdate
+    /// The member's run, while one is under way.
+    var run: RunLines?
+  }
+
+  /// The members in the order they joined, with a hole where one left: removing from the middle
+  /// of an array would move every later member and renumber it.
+  private var slots: [Member?] = []
+  /// Where each member is in `slots`.
+  private var slotsByID: [ObjectIdentifier: Int] = [:]
+  /// The slots of the members with a run under way, ascending, so in the order they joined.
+  ///
+  /// As many as there are bars: a queue of thousands runs a few at a time.
+  private var runSlots: [Int] = []
+
+  /// Whether the group has no members.
+  var isEmpty: Bool { slotsByID.isEmpty }
+
+  /// How many members have a run under way.
+  var runCount: Int { runSlots.count }
+
+  /// The member `id`, if it is in the group; setting it changes the member, never adds one.
+  subscript(id: ObjectIdentifier) -> Member? {
+    get { slotsByID[id].flatMap { slots[$0] } }
+    set {
+      guard let newValue, let slot = slotsByID[id] else { return }
+      let hadRun = slots[slot]?.run != nil
+      slots[slot] = newValue
+      switch (hadRun, newValue.run != nil) {
+      case (false, true): runSlots.insert(slot, at: runSlots.insertionIndex(of: slot))
+      case (true, false): runSlots.remove(at: runSlots.insertionIndex(of: slot))
+      default: break
+      }
+    }
+  }
+
+  /// Adds `member` after the others; returns `false`, and changes nothing, when a member with
+  /// its ID is in the group already.
+  mutating func append(_ member: Member) -> Bool {
+    guard slotsByID[member.id] == nil else { return false }
+    slotsByID[member.id] = slots.count
+    slots.append(member)
+    if member.run != nil {
+      runSlots.append(slots.count - 1)
+    }
+    return true
+  }
+
+  /// Removes the member `id`; returns whether it was in the group.
+  mutating func remove(_ id: ObjectIdentifier) -> Bool {
+    guard let slot = slotsByID.removeValue(forKey: id) else { return false }
+    if slots[slot]?.run != nil {
+      runSlots.remove(at: runSlots.insertionIndex(of: slot))
+    }
+    slots[slot] = nil
+    // Closing the holes once they are more than half of the slots costs at most twice the
+    // removals since the last time: O(1) for each, amortised.
+    if slotsByID.count < slots.count / 2 {
+      compact()
+    }
+    return true
+  }
+
+  /// The first `count` members with a run under way, in the order they joined.
+  func withRuns(prefix count: Int) -> [Member] {
+    runSlots.prefix(count).compactMap { slots[$0] }
+  }
+
+  /// Moves the members together, leaving no holes.
+  private mutating func compact() {
+    let members = slots.compactMap { $0 }
+    slots = members
+    runSlots.removeAll(keepingCapacity: true)
+    for (slot, member) in members.enumerated() {
+      slotsByID[member.id] = slot
+      if member.run != nil {
+        runSlots.append(slot)
+      }
+    }
+  }
+}
+
+extension [Int] {
+  /// The index of the first element not less than `value`, in this ascending array.
+  fileprivate func insertionIndex(of value: Int) -> Int {
+    var (low, high) = (0, count)
+    while low < high {
+      let middle = (low + high) / 2
+      if self[middle] < value {
+        low = middle + 1
+      } else {
+        high = middle
+      }
+    }
+    return low
+  }
+}
