@@ -1,9 +1,13 @@
 import TaskProgress
+package import Testing
 
 /// A one-shot signal between an operation and a test.
 ///
 /// `open()` from anywhere; `wait()` until it is open. A waiter whose task is cancelled stops
-/// waiting, so a cancelled operation never hangs.
+/// waiting, so a cancelled operation never hangs. A test waits with
+/// ``wait(for:within:isolation:sourceLocation:)``, which gives up after a few seconds with an issue that
+/// says what never happened; an operation that holds until the test lets it go, or until it is
+/// cancelled, waits with ``wait()``.
 package final class Latch: Sendable {
   /// Creates a closed latch.
   package init() {}
@@ -55,5 +59,22 @@ package final class Latch: Sendable {
       }
       waiter?.resume()
     }
+  }
+
+  /// Suspends until the latch opens, for at most `limit`; returns whether it opened.
+  ///
+  /// Past `limit`, or when the task is cancelled first, it records an issue that says what it
+  /// waited for: `what`, such as "the operation to start".
+  @discardableResult
+  package func wait(
+    for what: @autoclosure () -> String, within limit: Duration = waitLimit,
+    isolation: isolated (any Actor)? = #isolation, sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> Bool {
+    if isOpen { return true }
+    _ = await withDeadline(waitingFor: what(), within: limit, sourceLocation: sourceLocation) {
+      await self.wait()
+      return self.isOpen ? true : nil
+    }
+    return isOpen
   }
 }

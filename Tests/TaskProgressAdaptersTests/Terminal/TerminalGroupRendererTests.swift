@@ -522,7 +522,7 @@ struct TerminalGroupRendererTests {
     #expect(scene.screen.isCursorVisible)
   }
 
-  @Test func fiftyBarsRedrawForManyFramesInPlace() {
+  @Test func fiftyBarsRedrawForManyFramesInPlace() async {
     let scene = Scene(columns: 80, rows: 24)
     for index in 0..<50 {
       scene.join("file-\(index).bin", .running(RunProgress(completed: 0, of: 1_000)))
@@ -538,6 +538,7 @@ struct TerminalGroupRendererTests {
       }
       scene.frame(summary(Double(step) / 400, running: 50), after: .milliseconds(17))
       #expect(scene.screen.scrolls == 0 && scene.screen.wraps == 0)
+      await Task.yield()  // the main actor to other suites, at each frame
     }
     #expect(scene.terminal.writeCount > 90)
     #expect(scene.screen.screen[22] == "… 28 more")
@@ -546,7 +547,7 @@ struct TerminalGroupRendererTests {
     #expect(scene.screen.unknownSequences.isEmpty)
   }
 
-  @Test func noLineIsEverWiderThanTheTerminalAndOnlyFinalLinesScroll() {
+  @Test func noLineIsEverWiderThanTheTerminalAndOnlyFinalLinesScroll() async {
     var random = SplitMix64(seed: 7)
     let labels = [
       "a", "disk.img", "日本語のファイル名.zip", "😀 emoji ✅", "e\u{301}te\u{301}", "",
@@ -560,6 +561,8 @@ struct TerminalGroupRendererTests {
       .interactiveUnicode, .interactiveASCII, .interactiveColor,
     ]
     for columns in 5...200 {
+      // Seconds of work under ThreadSanitizer: give the main actor to other suites at each width.
+      await Task.yield()
       let rows = 2 + random.next(below: 30)
       let count = 1 + random.next(below: 60)
       let scene = Scene(
@@ -822,7 +825,7 @@ struct TerminalGroupRendererTests {
     #expect(scene.terminal.lines == ["started", "finished in 0.1s", ""])
   }
 
-  @Test func pipedAMillionReportsMakeAtMostOneLinePerTenPercentPerRunner() {
+  @Test func pipedAMillionReportsMakeAtMostOneLinePerTenPercentPerRunner() async {
     let scene = Scene(capabilities: .plain)
     scene.join("a", .running(.zero))
     scene.join("b", .running(.zero))
@@ -831,6 +834,7 @@ struct TerminalGroupRendererTests {
       scene.set(1, .running(RunProgress(completed: completed / 2, of: 500_000)))
       if completed.isMultiple(of: 10_000) {
         scene.frame(summary(0.5, running: 2), after: .milliseconds(16))
+        await Task.yield()  // the main actor to other suites, at each frame
       }
     }
     scene.set(0, .finished)

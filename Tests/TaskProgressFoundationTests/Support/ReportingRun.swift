@@ -1,5 +1,6 @@
 import TaskProgress
 import TaskProgressTestSupport
+import Testing
 
 /// A run whose operation hands its reporter to the test and then holds until the test lets it
 /// end, or throws `TestError` when the test fails it.
@@ -22,7 +23,7 @@ final class ReportingRun: Sendable {
         throw TestError()
       }
     }
-    await run.handedOver.wait()
+    await run.handedOver.wait(for: "the operation to start")
     return run
   }
 

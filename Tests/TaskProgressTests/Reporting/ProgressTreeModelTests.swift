@@ -468,7 +468,7 @@ struct ProgressTreeModelTests {
     var failures: [String] = []
     var cut = 0
     for index in 0..<Self.sequenceCount {
-      if index % 100 == 0 {
+      if index % 10 == 0 {
         // Tens of seconds under ThreadSanitizer: give the pool thread back now and then, so
         // that the runs of tests alongside still get one on a 2-core machine.
         await Task.yield()

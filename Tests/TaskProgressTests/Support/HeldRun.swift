@@ -1,4 +1,5 @@
 import TaskProgressTestSupport
+import Testing
 
 @testable import TaskProgress
 
@@ -19,7 +20,7 @@ final class HeldRun: Sendable {
       run.handedOver.open()
       await run.proceed.wait()
     }
-    await run.handedOver.wait()
+    await run.handedOver.wait(for: "the operation to start")
     return run
   }
 
@@ -33,10 +34,13 @@ final class HeldRun: Sendable {
     reporter.node.signals
   }
 
-  /// Suspends until `count` tasks wait for the run to resume, or the test's time limit cancels it.
-  func waitForPausedTasks(_ count: Int) async {
-    while signals.waitingTaskCount != count && !Task.isCancelled {
-      await Task.yield()
-    }
+  /// Suspends until `count` tasks wait for the run to resume, for at most ``waitLimit``;
+  /// records an issue past it.
+  func waitForPausedTasks(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+    let signals = self.signals
+    await waitUntil(
+      "\(count) task(s) to wait for the paused run to resume (\(signals.waitingTaskCount) do)",
+      sourceLocation: sourceLocation
+    ) { signals.waitingTaskCount == count }
   }
 }
