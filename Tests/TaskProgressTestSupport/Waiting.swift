@@ -1,3 +1,4 @@
+import Dispatch
 package import TaskProgress
 package import Testing
 
@@ -103,8 +104,9 @@ extension StateRecorder {
     within limit: Duration = waitLimit, sourceLocation: SourceLocation = #_sourceLocation
   ) async -> RunState? {
     await withDeadline(
-      waitingFor: "the run to end (states so far: \(states))", within: limit,
-      sourceLocation: sourceLocation
+      waitingFor:
+        "the run to end (\(states.count) states so far, the last \(String(describing: states.last)))",
+      within: limit, sourceLocation: sourceLocation
     ) { await self.waitForTerminalState() }
   }
 }
@@ -141,5 +143,57 @@ extension ManualClock {
     if condition() { return true }
     recordTimeout(waitingFor: what(), after: limit, sourceLocation: sourceLocation)
     return false
+  }
+}
+
+/// Calls each registered action once its deadline has passed, unless it was withdrawn first:
+/// the deadline of waits that happen thousands of times in a test, where a task or a timer per
+/// wait would cost more than the wait.
+///
+/// While any action is registered, a dispatch timer checks the deadlines 20 times a second, so
+/// an action runs up to 50 ms late.
+package final class Watchdog: Sendable {
+  /// The watchdog that every wait shares.
+  package static let shared = Watchdog()
+
+  private struct State {
+    var lastID = 0
+    var actions: [Int: (deadline: ContinuousClock.Instant, action: @Sendable () -> Void)] = [:]
+    var isChecking = false
+  }
+
+  private let state = Locked(State())
+
+  /// Calls `action` once `limit` has passed, unless ``withdraw(_:)`` withdraws it first;
+  /// returns the id to withdraw it with.
+  package func schedule(after limit: Duration, _ action: @escaping @Sendable () -> Void) -> Int {
+    let deadline = ContinuousClock.now + limit
+    let (id, startsChecking) = state.withLock { state in
+      state.lastID += 1
+      state.actions[state.lastID] = (deadline, action)
+      defer { state.isChecking = true }
+      return (state.lastID, !state.isChecking)
+    }
+    if startsChecking { checkLater() }
+    return id
+  }
+
+  /// Withdraws an action that has not run.
+  package func withdraw(_ id: Int) {
+    _ = state.withLock { $0.actions.removeValue(forKey: id) }
+  }
+
+  private func checkLater() {
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in
+      let now = ContinuousClock.now
+      let (due, goesOn) = state.withLock { state in
+        let due = state.actions.filter { $0.value.deadline <= now }
+        for id in due.keys { state.actions[id] = nil }
+        state.isChecking = !state.actions.isEmpty
+        return (due.values.map(\.action), state.isChecking)
+      }
+      for action in due { action() }
+      if goesOn { checkLater() }
+    }
   }
 }

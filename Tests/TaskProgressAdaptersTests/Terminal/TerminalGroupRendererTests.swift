@@ -580,6 +580,7 @@ struct TerminalGroupRendererTests {
       scene.frame(summary(0.2, running: count))
       var active = Set(0..<count)
       for _ in 0..<4 {
+        await Task.yield()
         var ended = 0
         for index in active.sorted() {
           progress[index] += random.next(below: 200)
@@ -834,7 +835,9 @@ struct TerminalGroupRendererTests {
       scene.set(1, .running(RunProgress(completed: completed / 2, of: 500_000)))
       if completed.isMultiple(of: 10_000) {
         scene.frame(summary(0.5, running: 2), after: .milliseconds(16))
-        await Task.yield()  // the main actor to other suites, at each frame
+      }
+      if completed.isMultiple(of: 1_000) {
+        await Task.yield()  // seconds of work in all: the main actor to other suites meanwhile
       }
     }
     scene.set(0, .finished)

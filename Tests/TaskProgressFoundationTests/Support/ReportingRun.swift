@@ -29,7 +29,8 @@ final class ReportingRun: Sendable {
 
   /// The run's reporter.
   var reporter: TaskRunner.Reporter {
-    slot.withLock { $0 }!
+    // A reporter of no run if the operation never started (an issue says so).
+    slot.withLock { $0 } ?? TaskRunner.Reporter()
   }
 
   /// Lets the operation end by throwing.

@@ -306,10 +306,13 @@ struct RunStatesTests {
     }
     await registered.wait()
     for cycle in 0..<cycles {
+      let start = clock.now
       runner!.start { reporter in
         for count in 1...10 {
           reporter.report(completed: count, of: 10)
-          try await clock.sleep(for: frame)
+          // A deadline the test's frames reach whether they come before or after this sleep
+          // begins: each frame the test advances counts, however late this task runs.
+          try await clock.sleep(until: start.advanced(by: frame * count))
         }
         if cycle % 3 == 2 { throw TestError() }
       }

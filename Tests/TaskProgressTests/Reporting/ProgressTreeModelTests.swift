@@ -502,10 +502,15 @@ struct ProgressTreeModelTests {
       ready.open()
       await proceed.wait()
     }
-    await ready.wait()
+    guard await ready.wait(for: "the operation of sequence \(seed) to start"),
+      let root = handedOut.withLock({ $0.take() })
+    else {
+      proceed.open()
+      return "seed \(seed): the run's operation never started"
+    }
     var failure: String?
     do {
-      let driver = Driver(root: handedOut.withLock { $0.take() }!, seed: seed)
+      let driver = Driver(root: root, seed: seed)
       var shown = RunProgress.zero
       for _ in 0..<count {
         driver.step()
