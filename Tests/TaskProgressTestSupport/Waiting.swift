@@ -105,7 +105,7 @@ extension StateRecorder {
   ) async -> RunState? {
     await withDeadline(
       waitingFor:
-        "the run to end (\(states.count) states so far, the last \(String(describing: states.last)))",
+        "the run to end (\(states.count) states so far, the last \(states.last.map { "\($0)" } ?? "none"))",
       within: limit, sourceLocation: sourceLocation
     ) { await self.waitForTerminalState() }
   }

@@ -547,7 +547,10 @@ struct TerminalGroupRendererTests {
     #expect(scene.screen.unknownSequences.isEmpty)
   }
 
-  @Test func noLineIsEverWiderThanTheTerminalAndOnlyFinalLinesScroll() async {
+  // Two seconds of drawing in a debug build, more than a minute under ThreadSanitizer with the
+  // other suites: the limit is for the work, since the test waits for nothing.
+  @Test(.timeLimit(.minutes(3)))
+  func noLineIsEverWiderThanTheTerminalAndOnlyFinalLinesScroll() async {
     var random = SplitMix64(seed: 7)
     let labels = [
       "a", "disk.img", "日本語のファイル名.zip", "😀 emoji ✅", "e\u{301}te\u{301}", "",

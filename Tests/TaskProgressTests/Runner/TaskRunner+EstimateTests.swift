@@ -182,20 +182,20 @@ struct TaskRunnerEstimateTests {
       harness.runner.resume()
     }
 
-    // 10 s at 3,000 units a second (50 a frame), then a pause of 100 s.
+    // 5 s at 3,000 units a second (50 a frame), then a pause of 30 s.
     await reportSteadily(
-      run, on: harness, perStep: 50, total: total, step: frame, steps: 600)
-    completed = 600 * 50
-    try await pause(for: 100, "the first pause")
+      run, on: harness, perStep: 50, total: total, step: frame, steps: 300)
+    completed = 300 * 50
+    try await pause(for: 30, "the first pause")
     // 1 s at the same speed: the rate stays 3,000 exactly, as if there had been no pause.
     await reportSteadily(
       run, on: harness, from: completed, perStep: 50, total: total, step: frame, steps: 60)
     completed += 60 * 50
     let steady = try estimate("after the first pause")
     #expect(abs(steady.rate - 3_000) / 3_000 < 1e-6, "after the first pause: \(steady.rate)")
-    try await pause(for: 40, "the second pause")
+    try await pause(for: 12, "the second pause")
     // 1 s at twice the speed: the rate rises at once (to 3,046: it weighs 15 s of samples).
-    // Had the first stretch's 10 s been lost from the run's active time at the second pause,
+    // Had the first stretch's 5 s been lost from the run's active time at the second pause,
     // time would have gone back, and these samples, older than the last, changed nothing.
     await reportSteadily(
       run, on: harness, from: completed, perStep: 100, total: total, step: frame, steps: 60)
@@ -203,7 +203,7 @@ struct TaskRunnerEstimateTests {
     let faster = try estimate("after the second pause")
     #expect(
       faster.rate > steady.rate * 1.01, "after the second pause, at 6,000 a second: \(faster.rate)")
-    try await pause(for: 250, "the third pause")
+    try await pause(for: 45, "the third pause")
     // A stall right after the third pause: the rate decays from the first frame on, and the
     // time left grows.
     var previous = faster
