@@ -9,10 +9,10 @@ extension ProgramProcess {
   }
 
   /// Runs `downloads` piped to the end, a minute at most, and collects everything.
-  static func runDownloads(_ arguments: [String]) throws -> Result {
+  static func runDownloads(_ arguments: [String]) async throws -> Result {
     let running = downloads(arguments)
     try running.process.run()
-    return try #require(running.finish(within: .seconds(60)), "downloads did not end")
+    return try #require(await running.finish(within: .seconds(60)), "downloads did not end")
   }
 }
 

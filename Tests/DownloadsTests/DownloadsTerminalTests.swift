@@ -19,21 +19,21 @@ struct DownloadsTerminalTests {
   private func startQueue(
     on terminal: PseudoTerminal, _ arguments: [String] = ["--count", "20", "--speed", "0.2"],
     standardError: Pipe? = nil
-  ) throws -> Process {
+  ) async throws -> Process {
     let process = try terminal.launchDownloads(arguments, standardError: standardError)
-    #expect(terminal.read(until: Self.hint("Enter", "start")))
+    #expect(await terminal.read(until: Self.hint("Enter", "start")))
     let beforeEnter = terminal.bytesRead
     terminal.type("\r")
-    #expect(terminal.read(until: Self.hint("c", "cancel all"), after: beforeEnter))
-    #expect(terminal.read(until: "▕", after: beforeEnter))
+    #expect(await terminal.read(until: Self.hint("c", "cancel all"), after: beforeEnter))
+    #expect(await terminal.read(until: "▕", after: beforeEnter))
     return process
   }
 
   /// Presses q, waits for the program to end, and checks that the terminal is as it was.
-  private func quit(_ process: Process, on terminal: PseudoTerminal) {
+  private func quit(_ process: Process, on terminal: PseudoTerminal) async {
     terminal.type("q")
-    terminal.readToEnd()
-    #expect(terminal.waitForExit(of: process), "downloads did not end")
+    await terminal.readToEnd()
+    #expect(await terminal.waitForExit(of: process), "downloads did not end")
     expectRestored(terminal)
   }
 
@@ -51,12 +51,13 @@ struct DownloadsTerminalTests {
     #expect(!terminal.output.contains("\u{1B}[?1049h"), "the bars stay in the scrollback")
   }
 
-  @Test func enterStartsTheQueueAndItRunsToTheEnd() throws {
+  @Test func enterStartsTheQueueAndItRunsToTheEnd() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startQueue(on: terminal, ["--count", "4", "--jobs", "2", "--speed", "20"])
-    #expect(terminal.read(until: "All downloads finished."))
-    #expect(terminal.read(until: Self.hint("Enter", "start again")))
-    quit(process, on: terminal)
+    let process = try await startQueue(
+      on: terminal, ["--count", "4", "--jobs", "2", "--speed", "20"])
+    #expect(await terminal.read(until: "All downloads finished."))
+    #expect(await terminal.read(until: Self.hint("Enter", "start again")))
+    await quit(process, on: terminal)
     #expect(process.terminationStatus == 0)
     var screen = VirtualTerminal()
     screen.feed(terminal.bytes)
@@ -66,40 +67,40 @@ struct DownloadsTerminalTests {
     #expect(lines.contains { $0.hasPrefix("Total") && $0.contains("100%") }, "\(lines)")
   }
 
-  @Test func cCancelsAllTheDownloadsAndEnterRunsTheQueueAgain() throws {
+  @Test func cCancelsAllTheDownloadsAndEnterRunsTheQueueAgain() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startQueue(on: terminal)
+    let process = try await startQueue(on: terminal)
     let beforeCancel = terminal.bytesRead
     terminal.type("c")
-    #expect(terminal.read(until: "Cancelled: ", after: beforeCancel))
-    #expect(terminal.read(until: Self.hint("Enter", "start again"), after: beforeCancel))
+    #expect(await terminal.read(until: "Cancelled: ", after: beforeCancel))
+    #expect(await terminal.read(until: Self.hint("Enter", "start again"), after: beforeCancel))
     let cancelled = String(decoding: terminal.bytes.dropFirst(beforeCancel), as: UTF8.self)
     #expect(cancelled.contains("cancelled after"), "the bars under way end cancelled")
     #expect(cancelled.contains("not started"), "the waiting downloads never start")
     let afterCancel = terminal.bytesRead
     terminal.type("\r")  // a new run of the whole queue
-    #expect(terminal.read(until: Self.hint("c", "cancel all"), after: afterCancel))
-    #expect(terminal.read(until: "▕", after: afterCancel))
-    quit(process, on: terminal)
+    #expect(await terminal.read(until: Self.hint("c", "cancel all"), after: afterCancel))
+    #expect(await terminal.read(until: "▕", after: afterCancel))
+    await quit(process, on: terminal)
     #expect(process.terminationStatus == 130)  // q cancelled the run under way
   }
 
-  @Test func qQuitsMidRunAndRestoresTheTerminal() throws {
+  @Test func qQuitsMidRunAndRestoresTheTerminal() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startQueue(on: terminal)
-    quit(process, on: terminal)
+    let process = try await startQueue(on: terminal)
+    await quit(process, on: terminal)
     #expect(process.terminationReason == .exit)
     #expect(process.terminationStatus == 130)
     let afterQuit = terminal.output.components(separatedBy: Self.hint("c", "cancel all")).last
     #expect(afterQuit?.contains("cancelled after") == true, "the bars were ended, not left")
   }
 
-  @Test func ctrlCCancelsTheDownloadsRestoresTheTerminalAndExits130() throws {
+  @Test func ctrlCCancelsTheDownloadsRestoresTheTerminalAndExits130() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startQueue(on: terminal)
+    let process = try await startQueue(on: terminal)
     terminal.type("\u{03}")
-    terminal.readToEnd()
-    #expect(terminal.waitForExit(of: process), "downloads did not end")
+    await terminal.readToEnd()
+    #expect(await terminal.waitForExit(of: process), "downloads did not end")
     #expect(process.terminationReason == .exit)
     #expect(process.terminationStatus == 130)
     expectRestored(terminal)
@@ -108,53 +109,55 @@ struct DownloadsTerminalTests {
   static let signals: [(Int32, Int32)] = [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 143)]
 
   @Test(arguments: signals)
-  func aSignalMidRunRestoresTheTerminalAndExitsWithItsStatus(signal: Int32, status: Int32) throws {
+  func aSignalMidRunRestoresTheTerminalAndExitsWithItsStatus(
+    signal: Int32, status: Int32
+  ) async throws {
     let terminal = try PseudoTerminal()
-    let process = try startQueue(on: terminal)
+    let process = try await startQueue(on: terminal)
     kill(process.processIdentifier, signal)
-    terminal.readToEnd()
-    #expect(terminal.waitForExit(of: process), "downloads did not end")
+    await terminal.readToEnd()
+    #expect(await terminal.waitForExit(of: process), "downloads did not end")
     #expect(process.terminationReason == .exit)
     #expect(process.terminationStatus == status)
     expectRestored(terminal)
   }
 
   @Test(arguments: ["q", "\u{04}"])
-  func quittingBeforeAnyRunExits0(key: String) throws {
+  func quittingBeforeAnyRunExits0(key: String) async throws {
     let terminal = try PseudoTerminal()
     let process = try terminal.launchDownloads([])
-    #expect(terminal.read(until: Self.hint("Enter", "start")))
+    #expect(await terminal.read(until: Self.hint("Enter", "start")))
     terminal.type(key)
-    terminal.readToEnd()
-    #expect(terminal.waitForExit(of: process), "downloads did not end")
+    await terminal.readToEnd()
+    #expect(await terminal.waitForExit(of: process), "downloads did not end")
     #expect(process.terminationStatus == 0)
     expectRestored(terminal)
   }
 
-  @Test func aFailedDownloadIsOneLineOnStandardErrorOnceTheTerminalIsRestored() throws {
+  @Test func aFailedDownloadIsOneLineOnStandardErrorOnceTheTerminalIsRestored() async throws {
     let terminal = try PseudoTerminal()
     let errors = Pipe()
-    let process = try startQueue(
+    let process = try await startQueue(
       on: terminal, ["--count", "3", "--jobs", "3", "--speed", "50", "--fail-at", "2"],
       standardError: errors)
-    #expect(terminal.read(until: "2 finished, 1 failed."))
-    quit(process, on: terminal)
+    #expect(await terminal.read(until: "2 finished, 1 failed."))
+    await quit(process, on: terminal)
     #expect(process.terminationStatus == 1)
     #expect(terminal.output.contains("failed after"))
-    let errorText = String(
-      decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let errorBytes = await offThePool { errors.fileHandleForReading.readDataToEndOfFile() }
+    let errorText = String(decoding: errorBytes, as: UTF8.self)
     #expect(errorText.hasPrefix("downloads: download 2 of 3 ("), "\(errorText)")
     #expect(errorText.contains(") failed after "), "\(errorText)")
     #expect(errorText.hasSuffix("(as --fail-at asked)\n"))
     #expect(errorText.split(separator: "\n").count == 1)
   }
 
-  @Test func aDumbTerminalGetsPlainLinesAndNoKeys() throws {
+  @Test func aDumbTerminalGetsPlainLinesAndNoKeys() async throws {
     let terminal = try PseudoTerminal()
     let process = try terminal.launchDownloads(
       ["--count", "3", "--speed", "100"], environment: ["TERM": "dumb"])
-    terminal.readToEnd()
-    #expect(terminal.waitForExit(of: process), "downloads did not end")
+    await terminal.readToEnd()
+    #expect(await terminal.waitForExit(of: process), "downloads did not end")
     #expect(process.terminationStatus == 0)
     #expect(!terminal.output.contains("\u{1B}"))
     #expect(terminal.output.contains("Downloading 3 files"))
@@ -180,12 +183,12 @@ struct DownloadsTerminalTests {
   /// into the scrollback. And each download's last line is written once: the scrollback and the
   /// screen hold exactly one per download.
   @Test(arguments: [(100, 24, 50), (40, 12, 12)])
-  func manyBarsRedrawWithoutALineWrapOrAScroll(columns: Int, rows: Int, count: Int) throws {
+  func manyBarsRedrawWithoutALineWrapOrAScroll(columns: Int, rows: Int, count: Int) async throws {
     let terminal = try PseudoTerminal(columns: UInt16(columns), rows: UInt16(rows))
-    let process = try startQueue(
+    let process = try await startQueue(
       on: terminal, ["--count", "\(count)", "--jobs", "\(count)", "--speed", "5"])
-    #expect(terminal.read(until: "All downloads finished."))
-    quit(process, on: terminal)
+    #expect(await terminal.read(until: "All downloads finished."))
+    await quit(process, on: terminal)
     #expect(process.terminationStatus == 0)
     #expect(terminal.output.contains(" more"), "the live area was cut to the screen's height")
 

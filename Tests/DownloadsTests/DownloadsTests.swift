@@ -8,8 +8,8 @@ struct DownloadsTests {
   /// A queue that takes a moment: five files at a hundred times the speed.
   private static let quick = ["--count", "5", "--jobs", "2", "--speed", "100"]
 
-  @Test func pipedItStartsAtOnceAndWritesPlainLinesEndingWithTheTotal() throws {
-    let result = try ProgramProcess.runDownloads(Self.quick)
+  @Test func pipedItStartsAtOnceAndWritesPlainLinesEndingWithTheTotal() async throws {
+    let result = try await ProgramProcess.runDownloads(Self.quick)
     #expect(result.status == 0)
     #expect(result.error.isEmpty)
     #expect(!result.output.contains("\r") && !result.output.contains("\u{1B}"))
@@ -30,16 +30,16 @@ struct DownloadsTests {
     #expect(result.lines.count <= 1 + 5 * 12 + 1)
   }
 
-  @Test func theSameSeedDownloadsTheSameFiles() throws {
-    let first = try ProgramProcess.runDownloads(Self.quick + ["--seed", "9"])
-    let again = try ProgramProcess.runDownloads(Self.quick + ["--seed", "9"])
-    let other = try ProgramProcess.runDownloads(Self.quick + ["--seed", "10"])
+  @Test func theSameSeedDownloadsTheSameFiles() async throws {
+    let first = try await ProgramProcess.runDownloads(Self.quick + ["--seed", "9"])
+    let again = try await ProgramProcess.runDownloads(Self.quick + ["--seed", "9"])
+    let other = try await ProgramProcess.runDownloads(Self.quick + ["--seed", "10"])
     #expect(first.lines.first == again.lines.first)
     #expect(first.lines.first != other.lines.first)
   }
 
-  @Test func aFailingDownloadFailsItsBarButNotTheOthersAndExits1() throws {
-    let result = try ProgramProcess.runDownloads(Self.quick + ["--fail-at", "3"])
+  @Test func aFailingDownloadFailsItsBarButNotTheOthersAndExits1() async throws {
+    let result = try await ProgramProcess.runDownloads(Self.quick + ["--fail-at", "3"])
     #expect(result.status == 1)
     let failed = result.lines.filter { $0.contains(": failed after ") }
     #expect(failed.count == 1, "\(result.lines)")
@@ -57,8 +57,8 @@ struct DownloadsTests {
     #expect(result.error.hasSuffix("(as --fail-at asked)\n"))
   }
 
-  @Test func helpDescribesEveryFlagWithItsDefaultAndTheKeys() throws {
-    let result = try ProgramProcess.runDownloads(["--help"])
+  @Test func helpDescribesEveryFlagWithItsDefaultAndTheKeys() async throws {
+    let result = try await ProgramProcess.runDownloads(["--help"])
     #expect(result.status == 0)
     #expect(result.error.isEmpty)
     for text in [
@@ -68,7 +68,7 @@ struct DownloadsTests {
     ] {
       #expect(result.output.contains(text), "\(text)")
     }
-    #expect(try ProgramProcess.runDownloads(["-h"]).output == result.output)
+    await #expect(try ProgramProcess.runDownloads(["-h"]).output == result.output)
   }
 
   /// Every flag with a missing, malformed, negative, huge or repeated value, and the rest.
@@ -115,8 +115,9 @@ struct DownloadsTests {
   ]
 
   @Test(arguments: usageErrors)
-  func aBadCommandLineIsOneLineNamingItAndExits64(arguments: [String], message: String) throws {
-    let result = try ProgramProcess.runDownloads(arguments)
+  func aBadCommandLineIsOneLineNamingItAndExits64(arguments: [String], message: String) async throws
+  {
+    let result = try await ProgramProcess.runDownloads(arguments)
     #expect(result.status == 64)
     #expect(result.output.isEmpty)
     #expect(result.errorLines.count == 1)
@@ -129,29 +130,32 @@ struct DownloadsTests {
   static let signals: [(Int32, Int32)] = [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 143)]
 
   @Test(arguments: signals)
-  func aSignalMidRunCancelsEveryDownloadAndExitsWithItsStatus(signal: Int32, status: Int32) throws {
+  func aSignalMidRunCancelsEveryDownloadAndExitsWithItsStatus(
+    signal: Int32, status: Int32
+  ) async throws {
     let running = ProgramProcess.downloads(["--count", "6", "--jobs", "2", "--speed", "0.1"])
     try running.process.run()
-    let started = running.readOutput(until: ": started")
+    let started = await running.readOutput(until: ": started")
     kill(running.process.processIdentifier, signal)
     let result = try #require(
-      running.finish(within: .seconds(60), alreadyRead: started), "downloads did not end")
+      await running.finish(within: .seconds(60), alreadyRead: started), "downloads did not end")
     #expect(result.status == status)
     #expect(result.error.isEmpty)
     #expect(result.lines.contains { $0.contains(": cancelled after ") }, "\(result.lines)")
     #expect(result.lines.last?.hasPrefix("Total: ") == true, "\(result.lines)")
   }
 
-  @Test func aReaderThatGoesAwayStopsTheDownloadsWithoutACrash() throws {
+  @Test func aReaderThatGoesAwayStopsTheDownloadsWithoutACrash() async throws {
     // `downloads | head -1`: the queue would take minutes; it stops soon after the reader goes.
     let running = ProgramProcess.downloads(["--count", "50", "--speed", "0.1"])
     try running.process.run()
-    let first = running.readOutput(until: "\n")
+    let first = await running.readOutput(until: "\n")
     #expect(first.hasPrefix("Downloading 50 files"))
     try running.output.fileHandleForReading.close()
-    #expect(running.waitForExit(within: .seconds(60)), "downloads did not stop")
+    #expect(await running.waitForExit(within: .seconds(60)), "downloads did not stop")
     #expect(running.process.terminationReason == .exit)
     #expect(running.process.terminationStatus == 141)
-    #expect(running.error.fileHandleForReading.readDataToEndOfFile().isEmpty)
+    let error = running.error
+    #expect(await offThePool { error.fileHandleForReading.readDataToEndOfFile() }.isEmpty)
   }
 }

@@ -1,9 +1,12 @@
 package import Foundation
 
 /// A built example program, run as a user runs it: piped, with arguments, maybe signalled.
-package struct ProgramProcess {
+///
+/// Its waits block a thread, so they run off Swift's pool (``offThePool(_:)-(()->Value)``), and
+/// are async.
+package struct ProgramProcess: Sendable {
   /// What a finished process left.
-  package struct Result {
+  package struct Result: Sendable {
     /// The exit status, or 128 plus the signal that ended the process.
     package var status: Int32
     /// Its standard output.
@@ -67,14 +70,18 @@ package struct ProgramProcess {
   /// Runs `product` to the end and collects everything.
   package static func run(
     _ product: String, _ arguments: [String], environment: [String: String] = [:]
-  ) throws -> Result {
+  ) async throws -> Result {
     let running = ProgramProcess(product, arguments, environment: environment)
     try running.process.run()
-    return running.finish()
+    return await running.finish()
   }
 
   /// Reads standard output until a line containing `text` has arrived; returns what was read.
-  package func readOutput(until text: String) -> String {
+  package func readOutput(until text: String) async -> String {
+    await offThePool { self.readOutputBlocking(until: text) }
+  }
+
+  private func readOutputBlocking(until text: String) -> String {
     var read = Data()
     while !String(decoding: read, as: UTF8.self).contains(text) {
       let chunk = output.fileHandleForReading.availableData
@@ -86,7 +93,11 @@ package struct ProgramProcess {
 
   /// Waits for the process at most `limit`, then ends it with `SIGKILL`, so that a program that
   /// hangs fails its test instead of hanging the test run; returns whether it exited by itself.
-  package func waitForExit(within limit: DispatchTimeInterval) -> Bool {
+  package func waitForExit(within limit: DispatchTimeInterval) async -> Bool {
+    await offThePool { self.waitForExitBlocking(within: limit) }
+  }
+
+  private func waitForExitBlocking(within limit: DispatchTimeInterval) -> Bool {
     guard exited.wait(timeout: .now() + limit) == .success else {
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
@@ -101,17 +112,25 @@ package struct ProgramProcess {
   /// hangs fails its test instead of hanging the test run; `nil` when it had to be killed.
   ///
   /// Its output is read only once it has exited: for programs that write less than a pipe holds.
-  package func finish(within limit: DispatchTimeInterval, alreadyRead: String = "") -> Result? {
-    guard exited.wait(timeout: .now() + limit) == .success else {
-      kill(process.processIdentifier, SIGKILL)
-      _ = finish()
-      return nil
+  package func finish(
+    within limit: DispatchTimeInterval, alreadyRead: String = ""
+  ) async -> Result? {
+    await offThePool {
+      guard self.exited.wait(timeout: .now() + limit) == .success else {
+        kill(self.process.processIdentifier, SIGKILL)
+        _ = self.finishBlocking(alreadyRead: "")
+        return nil
+      }
+      return self.finishBlocking(alreadyRead: alreadyRead)
     }
-    return finish(alreadyRead: alreadyRead)
   }
 
   /// Waits for the process and collects what is left of its output.
-  package func finish(alreadyRead: String = "") -> Result {
+  package func finish(alreadyRead: String = "") async -> Result {
+    await offThePool { self.finishBlocking(alreadyRead: alreadyRead) }
+  }
+
+  private func finishBlocking(alreadyRead: String) -> Result {
     let rest = output.fileHandleForReading.readDataToEndOfFile()
     let errorText = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

@@ -2,7 +2,12 @@ package import Foundation
 
 /// A pseudo-terminal to run an example on, as a user at a real terminal would: keys go in,
 /// everything drawn comes out, and the terminal's modes can be read back afterwards.
-package final class PseudoTerminal {
+///
+/// Reads block a thread, so they run off Swift's pool (``offThePool(_:)-(()->Value)``), and
+/// are async.
+// SAFETY: one test uses a terminal, and awaits each read, the only writer of `bytes`, before
+// it reads them or reads again: no two accesses to `bytes` overlap.
+package final class PseudoTerminal: @unchecked Sendable {  // SAFETY: above
   /// The side the tests read and type on.
   package let primary: Int32
   private let secondary: Int32
@@ -63,7 +68,11 @@ package final class PseudoTerminal {
   /// Reads what the program draws until `text` has appeared after the first `offset` bytes (or
   /// the program has gone, or drawn nothing for 30 s: a failure, not a hang).
   @discardableResult
-  package func read(until text: String, after offset: Int = 0) -> Bool {
+  package func read(until text: String, after offset: Int = 0) async -> Bool {
+    await offThePool { self.readBlocking(until: text, after: offset) }
+  }
+
+  private func readBlocking(until text: String, after offset: Int) -> Bool {
     while !String(decoding: bytes.dropFirst(offset), as: UTF8.self).contains(text) {
       guard readChunk() else { return false }
     }
@@ -81,7 +90,13 @@ package final class PseudoTerminal {
   /// that hangs fails its test instead of hanging the test run.
   ///
   /// - Returns: Whether the process exited by itself.
-  package func waitForExit(of process: Process, within limit: Duration = .seconds(60)) -> Bool {
+  package func waitForExit(
+    of process: Process, within limit: Duration = .seconds(60)
+  ) async -> Bool {
+    await offThePool { PseudoTerminal.waitForExit(of: process, within: limit) }
+  }
+
+  private static func waitForExit(of process: Process, within limit: Duration) -> Bool {
     let deadline = ContinuousClock.now + limit
     while process.isRunning {
       guard ContinuousClock.now < deadline else {
@@ -96,8 +111,8 @@ package final class PseudoTerminal {
   }
 
   /// Reads until the program has closed the terminal.
-  package func readToEnd() {
-    while readChunk() {}
+  package func readToEnd() async {
+    await offThePool { while self.readChunk() {} }
   }
 
   private func readChunk() -> Bool {

@@ -16,8 +16,9 @@ extension ProgramProcess {
   }
 
   /// Runs `heavy-task` to the end and collects everything.
-  static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-    try run("heavy-task", arguments, environment: environment)
+  static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result
+  {
+    try await run("heavy-task", arguments, environment: environment)
   }
 }
 

@@ -11,20 +11,20 @@ struct HeavyTaskTerminalTests {
   private static let showCursor = "\u{1B}[?25h"
 
   /// Starts a run on the terminal: waits for the screen, presses Enter, waits for the bar.
-  private func startRun(on terminal: PseudoTerminal, items: Int = 200) throws -> Process {
+  private func startRun(on terminal: PseudoTerminal, items: Int = 200) async throws -> Process {
     let process = try terminal.launch(["--items", "\(items)", "--delay-ms", "50"])
-    #expect(terminal.read(until: "Perform a Heavy Task"))
-    #expect(terminal.read(until: "Press Enter"))
+    #expect(await terminal.read(until: "Perform a Heavy Task"))
+    #expect(await terminal.read(until: "Press Enter"))
     terminal.type("\r")
-    #expect(terminal.read(until: "Heavy task ▕"))
+    #expect(await terminal.read(until: "Heavy task ▕"))
     return process
   }
 
   /// Presses q, waits for the program to end, and checks that the terminal is as it was.
-  private func quit(_ process: Process, on terminal: PseudoTerminal) {
+  private func quit(_ process: Process, on terminal: PseudoTerminal) async {
     terminal.type("q")
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     expectRestored(terminal)
   }
 
@@ -48,64 +48,66 @@ struct HeavyTaskTerminalTests {
   /// Presses p on a running run and waits until the screen shows it paused, with the hint to
   /// resume; returns the offset of what was drawn after the key.
   @discardableResult
-  private func pause(on terminal: PseudoTerminal) -> Int {
-    #expect(terminal.read(until: Self.hint("p", "pause")))
+  private func pause(on terminal: PseudoTerminal) async -> Int {
+    #expect(await terminal.read(until: Self.hint("p", "pause")))
     let beforePause = terminal.bytesRead
     terminal.type("p")
-    #expect(terminal.read(until: Self.hint("p", "resume"), after: beforePause))
-    #expect(terminal.read(until: "paused", after: beforePause))
+    #expect(await terminal.read(until: Self.hint("p", "resume"), after: beforePause))
+    #expect(await terminal.read(until: "paused", after: beforePause))
     return terminal.bytesRead
   }
 
   static let signals: [(Int32, Int32)] = [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 143)]
 
   @Test(arguments: signals)
-  func aSignalMidRunRestoresTheTerminalAndExitsWithItsStatus(signal: Int32, status: Int32) throws {
+  func aSignalMidRunRestoresTheTerminalAndExitsWithItsStatus(
+    signal: Int32, status: Int32
+  ) async throws {
     let terminal = try PseudoTerminal()
-    let process = try startRun(on: terminal)
+    let process = try await startRun(on: terminal)
     kill(process.processIdentifier, signal)
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationReason == .exit)
     #expect(process.terminationStatus == status)
     expectRestored(terminal)
     #expect(terminal.output.contains("Heavy task: cancelled after "))
   }
 
-  @Test func ctrlCCancelsTheRunRestoresTheTerminalAndExits130() throws {
+  @Test func ctrlCCancelsTheRunRestoresTheTerminalAndExits130() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startRun(on: terminal)
+    let process = try await startRun(on: terminal)
     terminal.type("\u{03}")
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationStatus == 130)
     expectRestored(terminal)
   }
 
-  @Test func cCancelsTheRunAndTheButtonCanBePressedAgain() throws {
+  @Test func cCancelsTheRunAndTheButtonCanBePressedAgain() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startRun(on: terminal)
+    let process = try await startRun(on: terminal)
     terminal.type("c")
-    #expect(terminal.read(until: "cancelled after"))
+    #expect(await terminal.read(until: "cancelled after"))
     let afterCancel = terminal.bytesRead
     terminal.type("\r")  // a new run: the button is dimmed again and a new bar is drawn
-    #expect(terminal.read(until: "\u{1B}[2m  Perform a Heavy Task", after: afterCancel))
-    #expect(terminal.read(until: "Heavy task ▕", after: afterCancel))
-    quit(process, on: terminal)
+    #expect(await terminal.read(until: "\u{1B}[2m  Perform a Heavy Task", after: afterCancel))
+    #expect(await terminal.read(until: "Heavy task ▕", after: afterCancel))
+    await quit(process, on: terminal)
   }
 
-  @Test func pPausesTheRunAndPAgainResumesItToTheEnd() throws {
+  @Test func pPausesTheRunAndPAgainResumesItToTheEnd() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startRun(on: terminal, items: 40)
-    let afterPause = pause(on: terminal)
+    let process = try await startRun(on: terminal, items: 40)
+    let afterPause = await pause(on: terminal)
     #expect(!terminal.output.contains("done in"), "the run is still under way when paused")
     terminal.type("p")
-    #expect(terminal.read(until: Self.hint("p", "pause"), after: afterPause))
-    #expect(terminal.read(until: "done in", after: afterPause))
-    #expect(terminal.read(until: Self.hint("Enter", "press"), after: afterPause))
+    #expect(await terminal.read(until: Self.hint("p", "pause"), after: afterPause))
+    #expect(await terminal.read(until: "done in", after: afterPause))
+    #expect(await terminal.read(until: Self.hint("Enter", "press"), after: afterPause))
     terminal.type("q")
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationStatus == 0)
     expectRestored(terminal)
     let afterScreen = terminal.output.components(separatedBy: Self.leaveAlternateScreen).last ?? ""
@@ -113,28 +115,28 @@ struct HeavyTaskTerminalTests {
     #expect(afterScreen.contains("100%") || afterScreen.contains("40/40"))
   }
 
-  @Test func cCancelsAPausedRunAndQExitsWithItsStatus() throws {
+  @Test func cCancelsAPausedRunAndQExitsWithItsStatus() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startRun(on: terminal, items: 40)
-    let afterPause = pause(on: terminal)
+    let process = try await startRun(on: terminal, items: 40)
+    let afterPause = await pause(on: terminal)
     terminal.type("c")
-    #expect(terminal.read(until: "cancelled after", after: afterPause))
-    #expect(terminal.read(until: Self.hint("Enter", "press"), after: afterPause))
-    #expect(terminal.read(until: "\u{1B}[7m  Perform a Heavy Task  ", after: afterPause))
+    #expect(await terminal.read(until: "cancelled after", after: afterPause))
+    #expect(await terminal.read(until: Self.hint("Enter", "press"), after: afterPause))
+    #expect(await terminal.read(until: "\u{1B}[7m  Perform a Heavy Task  ", after: afterPause))
     terminal.type("q")
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationStatus == 130)  // the status of the last run: cancelled
     expectRestored(terminal)
   }
 
-  @Test func ctrlCWhilePausedCancelsRestoresTheTerminalAndExits130() throws {
+  @Test func ctrlCWhilePausedCancelsRestoresTheTerminalAndExits130() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startRun(on: terminal, items: 40)
-    pause(on: terminal)
+    let process = try await startRun(on: terminal, items: 40)
+    await pause(on: terminal)
     terminal.type("\u{03}")
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationReason == .exit)
     #expect(process.terminationStatus == 130)
     expectRestored(terminal)
@@ -142,48 +144,49 @@ struct HeavyTaskTerminalTests {
     #expect(afterScreen.contains("Heavy task: cancelled after "))
   }
 
-  @Test func theHintLineOffersTheKeysThatActNow() throws {
+  @Test func theHintLineOffersTheKeysThatActNow() async throws {
     let terminal = try PseudoTerminal()
     let process = try terminal.launch(["--items", "40", "--delay-ms", "50"])
-    #expect(terminal.read(until: Self.hint("Enter", "press") + " · " + Self.hint("q", "quit")))
+    #expect(
+      await terminal.read(until: Self.hint("Enter", "press") + " · " + Self.hint("q", "quit")))
     terminal.type("\r")
     #expect(
-      terminal.read(
+      await terminal.read(
         until: Self.hint("p", "pause") + " · " + Self.hint("c", "cancel") + " · "
           + Self.hint("q", "quit")))
-    pause(on: terminal)
+    await pause(on: terminal)
     #expect(
       terminal.output.contains(
         Self.hint("p", "resume") + " · " + Self.hint("c", "cancel") + " · "
           + Self.hint("q", "quit")))
-    quit(process, on: terminal)
+    await quit(process, on: terminal)
     #expect(process.terminationStatus == 130)  // q cancelled the paused run
   }
 
-  @Test func arrowAndFunctionKeysDoNothing() throws {
+  @Test func arrowAndFunctionKeysDoNothing() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startRun(on: terminal)
+    let process = try await startRun(on: terminal)
     // Right, Up, F2, Home, F1: their bytes include `C`, `A`, `Q`, `H` and `P`, none of which may
     // act.
     terminal.type("\u{1B}[C\u{1B}[A\u{1B}OQ\u{1B}[1;5H\u{1B}OP")
     terminal.type("c")  // a real key, to know the sequences were read
-    #expect(terminal.read(until: "cancelled after"))
+    #expect(await terminal.read(until: "cancelled after"))
     let cancellations = terminal.output.components(separatedBy: "cancelled after").count - 1
     #expect(cancellations == 1)
     #expect(!terminal.output.contains(Self.hint("p", "resume")), "F1 did not pause the run")
     terminal.type("q")
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationStatus == 130)
   }
 
-  @Test func aLogThatCannotBeWrittenEndsTheSessionWith73() throws {
+  @Test func aLogThatCannotBeWrittenEndsTheSessionWith73() async throws {
     let terminal = try PseudoTerminal()
     let process = try terminal.launch(["--items", "50", "--delay-ms", "20", "--log", "/dev/full"])
-    #expect(terminal.read(until: "Press Enter"))
+    #expect(await terminal.read(until: "Press Enter"))
     terminal.type("\r")
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationStatus == 73)
     expectRestored(terminal)
     #expect(
@@ -191,45 +194,45 @@ struct HeavyTaskTerminalTests {
         "heavy-task: cannot write to log file '/dev/full': No space left on device"))
   }
 
-  @Test func aFailedRunIsOneLineOnStandardErrorOnceTheScreenIsRestored() throws {
+  @Test func aFailedRunIsOneLineOnStandardErrorOnceTheScreenIsRestored() async throws {
     let terminal = try PseudoTerminal()
     let errors = Pipe()
     let process = try terminal.launch(
       ["--items", "5", "--delay-ms", "1", "--fail-at", "3"], standardError: errors)
-    #expect(terminal.read(until: "Press Enter"))
+    #expect(await terminal.read(until: "Press Enter"))
     terminal.type("\r")
-    #expect(terminal.read(until: "failed after"))
+    #expect(await terminal.read(until: "failed after"))
     // A second failure: still one line, for the run whose status the program exits with.
     let afterFirst = terminal.bytesRead
     terminal.type("\r")
-    #expect(terminal.read(until: "failed after", after: afterFirst))
-    quit(process, on: terminal)
+    #expect(await terminal.read(until: "failed after", after: afterFirst))
+    await quit(process, on: terminal)
     #expect(process.terminationStatus == 1)
-    let errorText = String(
-      decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let errorBytes = await offThePool { errors.fileHandleForReading.readDataToEndOfFile() }
+    let errorText = String(decoding: errorBytes, as: UTF8.self)
     #expect(
       errorText
         == "heavy-task: the heavy task failed at item 3 of 5: item 3 threw an error (as --fail-at asked)\n"
     )
   }
 
-  @Test func aResizeRedrawsTheScreenAtTheNewWidth() throws {
+  @Test func aResizeRedrawsTheScreenAtTheNewWidth() async throws {
     let terminal = try PseudoTerminal(columns: 80)
     let process = try terminal.launch([])
-    #expect(terminal.read(until: "view, in a terminal"))
+    #expect(await terminal.read(until: "view, in a terminal"))
     let before = terminal.bytesRead
     terminal.resize(columns: 30, for: process)
-    #expect(terminal.read(until: "\u{1B}[2J", after: before))  // cleared and drawn again
-    #expect(terminal.read(until: "Enter q", after: before))  // the short help that fits
-    quit(process, on: terminal)
+    #expect(await terminal.read(until: "\u{1B}[2J", after: before))  // cleared and drawn again
+    #expect(await terminal.read(until: "Enter q", after: before))  // the short help that fits
+    await quit(process, on: terminal)
   }
 
-  @Test func aDumbTerminalGetsNoScreenAndABarRedrawnWithoutEscapeSequences() throws {
+  @Test func aDumbTerminalGetsNoScreenAndABarRedrawnWithoutEscapeSequences() async throws {
     let terminal = try PseudoTerminal()
     let process = try terminal.launch(
       ["--items", "5", "--delay-ms", "1"], environment: ["TERM": "dumb"])
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationStatus == 0)
     #expect(!terminal.output.contains("\u{1B}"))
     #expect(terminal.output.contains("[ Perform a Heavy Task ] pressed"))
@@ -238,39 +241,40 @@ struct HeavyTaskTerminalTests {
     #expect(terminal.output.contains("done in "))
   }
 
-  @Test func qAfterAFinishedRunExits0AndLeavesTheLastLineOnTheScreen() throws {
+  @Test func qAfterAFinishedRunExits0AndLeavesTheLastLineOnTheScreen() async throws {
     let terminal = try PseudoTerminal()
-    let process = try startRun(on: terminal, items: 3)
-    #expect(terminal.read(until: "done in"))
+    let process = try await startRun(on: terminal, items: 3)
+    #expect(await terminal.read(until: "done in"))
     terminal.type("q")
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationStatus == 0)
     expectRestored(terminal)
     let afterScreen = terminal.output.components(separatedBy: Self.leaveAlternateScreen).last ?? ""
     #expect(afterScreen.contains("Heavy task: finished in "))
   }
 
-  @Test func theButtonIsHighlightedWhileItCanBePressedAndDimmedDuringARun() throws {
+  @Test func theButtonIsHighlightedWhileItCanBePressedAndDimmedDuringARun() async throws {
     let terminal = try PseudoTerminal()
     let process = try terminal.launch(["--items", "100", "--delay-ms", "50"])
-    #expect(terminal.read(until: "\u{1B}[7m  Perform a Heavy Task  "))  // reverse video: focused
+    // Reverse video: focused.
+    #expect(await terminal.read(until: "\u{1B}[7m  Perform a Heavy Task  "))
     terminal.type("\r")
-    #expect(terminal.read(until: "\u{1B}[2m  Perform a Heavy Task  "))  // dim: disabled
+    #expect(await terminal.read(until: "\u{1B}[2m  Perform a Heavy Task  "))  // dim: disabled
     terminal.type("q")
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationStatus == 130)  // q cancelled the run in progress
     expectRestored(terminal)
   }
 
-  @Test func theEndOfInputQuitsAndRestores() throws {
+  @Test func theEndOfInputQuitsAndRestores() async throws {
     let terminal = try PseudoTerminal()
     let process = try terminal.launch([])
-    #expect(terminal.read(until: "Press Enter"))
+    #expect(await terminal.read(until: "Press Enter"))
     terminal.type("\u{04}")  // Ctrl-D
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationStatus == 0)
     expectRestored(terminal)
   }

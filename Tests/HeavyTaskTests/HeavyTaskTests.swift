@@ -12,8 +12,8 @@ struct HeavyTaskTests {
     return folder
   }
 
-  @Test func pipedItPressesTheButtonItselfAndWritesPlainLines() throws {
-    let result = try HeavyTaskProcess.run(["--delay-ms", "2"])
+  @Test func pipedItPressesTheButtonItselfAndWritesPlainLines() async throws {
+    let result = try await HeavyTaskProcess.run(["--delay-ms", "2"])
     #expect(result.status == 0)
     #expect(result.error.isEmpty)
     #expect(result.lines.first == "[ Perform a Heavy Task ] pressed")
@@ -26,16 +26,20 @@ struct HeavyTaskTests {
     #expect(!result.output.contains("\r") && !result.output.contains("\u{1B}"))
   }
 
-  @Test func aFailingItemEndsTheRunWithStatus1AndSaysWhy() throws {
-    let result = try HeavyTaskProcess.run(["--items", "10", "--delay-ms", "1", "--fail-at", "4"])
+  @Test func aFailingItemEndsTheRunWithStatus1AndSaysWhy() async throws {
+    let result = try await HeavyTaskProcess.run([
+      "--items", "10", "--delay-ms", "1", "--fail-at", "4",
+    ])
     #expect(result.status == 1)
     let last = try #require(result.lines.last)
     #expect(last.hasPrefix("Heavy task: failed after "))
     #expect(last.hasSuffix(": item 4 threw an error (as --fail-at asked)"))
   }
 
-  @Test func aFailedRunIsAlsoOneLineOnStandardErrorNamingTheItem() throws {
-    let result = try HeavyTaskProcess.run(["--items", "5", "--delay-ms", "1", "--fail-at", "3"])
+  @Test func aFailedRunIsAlsoOneLineOnStandardErrorNamingTheItem() async throws {
+    let result = try await HeavyTaskProcess.run([
+      "--items", "5", "--delay-ms", "1", "--fail-at", "3",
+    ])
     #expect(result.status == 1)
     #expect(
       result.errorLines == [
@@ -45,9 +49,9 @@ struct HeavyTaskTests {
     #expect(result.lines.last?.hasPrefix("Heavy task: failed after ") == true)
   }
 
-  @Test func jobsPerformItemsConcurrentlyAndCountEveryOne() throws {
+  @Test func jobsPerformItemsConcurrentlyAndCountEveryOne() async throws {
     let url = try temporaryFolder().appendingPathComponent("run.log")
-    let result = try HeavyTaskProcess.run([
+    let result = try await HeavyTaskProcess.run([
       "--items", "40", "--delay-ms", "2", "--jobs", "4", "--log", url.path,
     ])
     #expect(result.status == 0)
@@ -62,8 +66,8 @@ struct HeavyTaskTests {
     #expect(objects.last?["completed"] as? Int == 40)
   }
 
-  @Test func withJobsAFailingItemFailsTheRunAndNamesTheItem() throws {
-    let result = try HeavyTaskProcess.run([
+  @Test func withJobsAFailingItemFailsTheRunAndNamesTheItem() async throws {
+    let result = try await HeavyTaskProcess.run([
       "--items", "40", "--delay-ms", "2", "--jobs", "4", "--fail-at", "10",
     ])
     #expect(result.status == 1)
@@ -73,22 +77,24 @@ struct HeavyTaskTests {
       ])
   }
 
-  @Test func noItemsFinishAtOnce() throws {
-    let result = try HeavyTaskProcess.run(["--items", "0"])
+  @Test func noItemsFinishAtOnce() async throws {
+    let result = try await HeavyTaskProcess.run(["--items", "0"])
     #expect(result.status == 0)
     #expect(result.lines.last?.hasPrefix("Heavy task: finished in ") == true)
   }
 
   @Test(arguments: ["linear", "easeIn", "easeOut", "easeInOut", "spring", "none"])
-  func everyCurveRuns(curve: String) throws {
-    let result = try HeavyTaskProcess.run(["--items", "3", "--delay-ms", "1", "--curve", curve])
+  func everyCurveRuns(curve: String) async throws {
+    let result = try await HeavyTaskProcess.run([
+      "--items", "3", "--delay-ms", "1", "--curve", curve,
+    ])
     #expect(result.status == 0)
     #expect(result.lines.last?.hasPrefix("Heavy task: finished in ") == true)
     #expect(result.error.isEmpty)
   }
 
-  @Test func helpDescribesEveryFlagWithItsDefault() throws {
-    let result = try HeavyTaskProcess.run(["--help"])
+  @Test func helpDescribesEveryFlagWithItsDefault() async throws {
+    let result = try await HeavyTaskProcess.run(["--help"])
     #expect(result.status == 0)
     for flag in [
       "--items N", "--delay-ms D", "--fail-at K", "--jobs J", "--log FILE", "--curve CURVE",
@@ -102,19 +108,21 @@ struct HeavyTaskTests {
     ] {
       #expect(result.output.contains(defaultValue), "\(defaultValue)")
     }
-    #expect(try HeavyTaskProcess.run(["-h"]).output == result.output)
+    await #expect(try HeavyTaskProcess.run(["-h"]).output == result.output)
   }
 
-  @Test func helpNamesTheKeysOfTheScreen() throws {
-    let result = try HeavyTaskProcess.run(["--help"])
+  @Test func helpNamesTheKeysOfTheScreen() async throws {
+    let result = try await HeavyTaskProcess.run(["--help"])
     for key in ["Enter  press the button", "p      pause the run", "c      cancel", "q      quit"] {
       #expect(result.output.contains(key), "\(key)")
     }
   }
 
-  @Test func eachItemSaysWhichObjectIsUnderWay() throws {
+  @Test func eachItemSaysWhichObjectIsUnderWay() async throws {
     let url = try temporaryFolder().appendingPathComponent("run.log")
-    let result = try HeavyTaskProcess.run(["--items", "20", "--delay-ms", "5", "--log", url.path])
+    let result = try await HeavyTaskProcess.run([
+      "--items", "20", "--delay-ms", "5", "--log", url.path,
+    ])
     #expect(result.status == 0)
     #expect(!result.output.contains("\r") && !result.output.contains("\u{1B}"))
     let objects = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
@@ -191,8 +199,9 @@ struct HeavyTaskTests {
   ]
 
   @Test(arguments: usageErrors)
-  func aBadCommandLineIsOneLineNamingItAndExits64(arguments: [String], message: String) throws {
-    let result = try HeavyTaskProcess.run(arguments)
+  func aBadCommandLineIsOneLineNamingItAndExits64(arguments: [String], message: String) async throws
+  {
+    let result = try await HeavyTaskProcess.run(arguments)
     #expect(result.status == 64)
     #expect(result.output.isEmpty)
     #expect(result.errorLines.count == 1)
@@ -202,9 +211,11 @@ struct HeavyTaskTests {
     #expect(line.hasSuffix("(see 'heavy-task --help')"))
   }
 
-  @Test func theLogFileGetsJSONLines() throws {
+  @Test func theLogFileGetsJSONLines() async throws {
     let url = try temporaryFolder().appendingPathComponent("run.log")
-    let result = try HeavyTaskProcess.run(["--items", "20", "--delay-ms", "1", "--log", url.path])
+    let result = try await HeavyTaskProcess.run([
+      "--items", "20", "--delay-ms", "1", "--log", url.path,
+    ])
     #expect(result.status == 0)
     let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
     #expect(lines.count >= 3)
@@ -218,10 +229,11 @@ struct HeavyTaskTests {
   @Test(arguments: [
     (["--items", "50"], 50, "finished"), (["--items", "100", "--fail-at", "30"], 29, "failed"),
   ])
-  func theLastReportIsLoggedBeforeTheEnd(arguments: [String], completed: Int, phase: String) throws
-  {
+  func theLastReportIsLoggedBeforeTheEnd(
+    arguments: [String], completed: Int, phase: String
+  ) async throws {
     let url = try temporaryFolder().appendingPathComponent("run.log")
-    let result = try HeavyTaskProcess.run(arguments + ["--delay-ms", "1", "--log", url.path])
+    let result = try await HeavyTaskProcess.run(arguments + ["--delay-ms", "1", "--log", url.path])
     #expect(result.status == (phase == "finished" ? 0 : 1))
     let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
     let objects = try lines.map {
@@ -236,14 +248,14 @@ struct HeavyTaskTests {
     }
   }
 
-  @Test func withStandardOutputClosedTheLogGetsOnlyItsOwnLines() throws {
+  @Test func withStandardOutputClosedTheLogGetsOnlyItsOwnLines() async throws {
     // With descriptor 1 closed, the log file would get its number, and the lines meant for
     // standard output would go into the log.
     let url = try temporaryFolder().appendingPathComponent("run.log")
     let running = HeavyTaskProcess.withStandardOutputClosed(
       ["--items", "5", "--delay-ms", "1", "--log", url.path])
     try running.process.run()
-    let result = try #require(running.finish(within: .seconds(60)), "heavy-task did not end")
+    let result = try #require(await running.finish(within: .seconds(60)), "heavy-task did not end")
     #expect(result.output.isEmpty)
     // Its lines went to /dev/null: the run went on to the end.
     #expect(result.status == 0)
@@ -264,14 +276,14 @@ struct HeavyTaskTests {
     #expect(records.last?.contains(#""completed":5"#) == true)
   }
 
-  @Test func aFIFOThatNoProcessReadsIsALogThatCannotBeWritten() throws {
+  @Test func aFIFOThatNoProcessReadsIsALogThatCannotBeWritten() async throws {
     let path = try temporaryFolder().appendingPathComponent("progress.fifo").path
     try #require(mkfifo(path, 0o600) == 0)
     let running = HeavyTaskProcess(["--items", "5", "--delay-ms", "1", "--log", path])
     try running.process.run()
     // Were heavy-task to wait for a reader, it would be killed after a minute and the test fail.
     let result = try #require(
-      running.finish(within: .seconds(60)), "heavy-task waited for a reader")
+      await running.finish(within: .seconds(60)), "heavy-task waited for a reader")
     #expect(result.status == 73)
     #expect(
       result.errorLines == [
@@ -294,8 +306,8 @@ struct HeavyTaskTests {
   ]
 
   @Test(arguments: unwritableLogs)
-  func aLogFileThatCannotBeWrittenExits73(path: String, message: String) throws {
-    let result = try HeavyTaskProcess.run(["--items", "5", "--delay-ms", "1", "--log", path])
+  func aLogFileThatCannotBeWrittenExits73(path: String, message: String) async throws {
+    let result = try await HeavyTaskProcess.run(["--items", "5", "--delay-ms", "1", "--log", path])
     #expect(result.status == 73)
     #expect(result.errorLines == ["heavy-task: " + message])
   }
@@ -303,26 +315,27 @@ struct HeavyTaskTests {
   static let signals: [(Int32, Int32)] = [(SIGINT, 130), (SIGTERM, 143)]
 
   @Test(arguments: signals)
-  func aSignalMidRunCancelsItAndExitsWithItsStatus(signal: Int32, status: Int32) throws {
+  func aSignalMidRunCancelsItAndExitsWithItsStatus(signal: Int32, status: Int32) async throws {
     let running = HeavyTaskProcess(["--items", "100", "--delay-ms", "100"])
     try running.process.run()
-    let started = running.readOutput(until: "Heavy task: started")
+    let started = await running.readOutput(until: "Heavy task: started")
     kill(running.process.processIdentifier, signal)
-    let result = running.finish(alreadyRead: started)
+    let result = await running.finish(alreadyRead: started)
     #expect(result.status == status)
     #expect(result.lines.last?.hasPrefix("Heavy task: cancelled after ") == true)
     #expect(result.error.isEmpty)
   }
 
-  @Test func aReaderThatGoesAwayStopsTheWorkWithoutACrash() throws {
+  @Test func aReaderThatGoesAwayStopsTheWorkWithoutACrash() async throws {
     // `heavy-task | head -1`: the run would take 10 s; it stops soon after the reader goes.
     let running = HeavyTaskProcess(["--items", "200", "--delay-ms", "50"])
     try running.process.run()
-    let first = running.readOutput(until: "\n")
+    let first = await running.readOutput(until: "\n")
     #expect(first.hasPrefix("[ Perform a Heavy Task ] pressed"))
     try running.output.fileHandleForReading.close()
-    let errorText = running.error.fileHandleForReading.readDataToEndOfFile()
-    running.process.waitUntilExit()
+    let error = running.error
+    let errorText = await offThePool { error.fileHandleForReading.readDataToEndOfFile() }
+    await running.process.exit()
     #expect(running.process.terminationReason == .exit)
     #expect(running.process.terminationStatus == 141)
     #expect(errorText.isEmpty)

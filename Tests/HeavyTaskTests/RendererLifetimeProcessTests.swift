@@ -7,12 +7,12 @@ import Testing
 @Suite("Terminal renderer stopped mid-run", .timeLimit(.minutes(1)))
 struct RendererLifetimeProcessTests {
   @Test(arguments: ["detach", "release", "exit"])
-  func theCursorComesBackAndTheLineEnds(mode: String) throws {
+  func theCursorComesBackAndTheLineEnds(mode: String) async throws {
     let terminal = try PseudoTerminal()
     let process = try terminal.launch([mode], product: "terminal-probe")
-    #expect(terminal.read(until: "\u{1B}[?25l"))  // the bar hid the cursor
-    terminal.readToEnd()
-    process.waitUntilExit()
+    #expect(await terminal.read(until: "\u{1B}[?25l"))  // the bar hid the cursor
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationReason == .exit)
     #expect(process.terminationStatus == 0)
     let afterHiding = terminal.output.components(separatedBy: "\u{1B}[?25l").last ?? ""

@@ -10,14 +10,14 @@ struct TerminalRendererProcessTests {
   static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
   @Test(arguments: signals)
-  func theCursorComesBackAndTheSignalStillEndsTheProcess(signal: Int32) throws {
+  func theCursorComesBackAndTheSignalStillEndsTheProcess(signal: Int32) async throws {
     let terminal = try PseudoTerminal()
     let process = try terminal.launch([], product: "terminal-probe")
-    #expect(terminal.read(until: "\u{1B}[?25l"))  // the bar hid the cursor
-    #expect(terminal.read(until: "probe ▕"))
+    #expect(await terminal.read(until: "\u{1B}[?25l"))  // the bar hid the cursor
+    #expect(await terminal.read(until: "probe ▕"))
     kill(process.processIdentifier, signal)
-    terminal.readToEnd()
-    process.waitUntilExit()
+    await terminal.readToEnd()
+    await process.exit()
     #expect(process.terminationReason == .uncaughtSignal)
     #expect(process.terminationStatus == signal)
     let afterHiding = terminal.output.components(separatedBy: "\u{1B}[?25l").last ?? ""

@@ -18,16 +18,15 @@ struct PublishedProgressTests {
     (progress.completedUnitCount, progress.totalUnitCount, progress.fractionCompleted)
   }
 
-  /// Waits, within the suite's time limit, until `count` calls of the progress's handlers
-  /// have reached the main actor.
-  private func waitForHandlers(of publisher: ProgressPublisher, count: Int) async {
-    let (calls, continuation) = AsyncStream.makeStream(of: Void.self)
-    publisher.didHandle = { continuation.yield() }
-    defer { publisher.didHandle = nil }
-    guard publisher.handledCalls < count else { return }
-    for await _ in calls where publisher.handledCalls >= count {
-      break
-    }
+  /// Waits, for at most ``waitLimit``, until `count` calls of the progress's handlers have
+  /// reached the main actor.
+  private func waitForHandlers(
+    of publisher: ProgressPublisher, count: Int, sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    await waitUntil(
+      "\(count) calls of the progress's handlers (\(publisher.handledCalls) so far)",
+      sourceLocation: sourceLocation
+    ) { publisher.handledCalls >= count }
   }
 
   /// Calls the handler Foundation calls for `action`, as Foundation would, and waits for it.

@@ -1,6 +1,9 @@
 package import TaskProgress
+package import Testing
 
 /// A runner on a manual clock with a recorder attached: the usual set-up of a runner test.
+///
+/// Its waits give up after ``waitLimit`` with an issue that says what they waited for.
 @MainActor
 package struct Harness {
   package let clock = ManualClock()
@@ -22,7 +25,7 @@ package struct Harness {
       reached.open()
       await proceed.wait()
     }
-    await reached.wait()
+    await reached.wait(for: "the operation to report \(fraction)")
     clock.advance(by: frame)
     return proceed
   }
@@ -36,7 +39,16 @@ package struct Harness {
       reported.open()
       await Latch().wait()
     }
-    await reported.wait()
+    await reported.wait(for: "the operation to report \(completed) units")
+  }
+
+  /// Waits until the runner's run ends, for at most `limit`; returns the terminal state, or
+  /// `nil` past `limit`, when it records an issue.
+  @discardableResult
+  package func waitForEnd(
+    within limit: Duration = waitLimit, sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> RunState? {
+    await recorder.waitForEnd(within: limit, sourceLocation: sourceLocation)
   }
 
   /// Drives the runner into `phase` through its public API.

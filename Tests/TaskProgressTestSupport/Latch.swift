@@ -1,9 +1,13 @@
 import TaskProgress
+package import Testing
 
 /// A one-shot signal between an operation and a test.
 ///
 /// `open()` from anywhere; `wait()` until it is open. A waiter whose task is cancelled stops
-/// waiting, so a cancelled operation never hangs.
+/// waiting, so a cancelled operation never hangs. A test waits with
+/// ``wait(for:within:isolation:sourceLocation:)``, which gives up after a few seconds with an issue that
+/// says what never happened; an operation that holds until the test lets it go, or until it is
+/// cancelled, waits with ``wait()``.
 package final class Latch: Sendable {
   /// Creates a closed latch.
   package init() {}
@@ -11,8 +15,11 @@ package final class Latch: Sendable {
   private struct State {
     var isOpen = false
     var lastID = 0
-    var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    var cancelledEarly: Set<Int> = []
+    /// Each waiter, resumed with `true` when the latch opens, `false` when it stops waiting
+    /// first (cancelled, or past its limit).
+    var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+    /// Waiters that stopped before they stored their continuation.
+    var stoppedEarly: Set<Int> = []
   }
 
   private let state = Locked(State())
@@ -24,7 +31,7 @@ package final class Latch: Sendable {
       defer { state.waiters = [:] }
       return Array(state.waiters.values)
     }
-    for waiter in waiters { waiter.resume() }
+    for waiter in waiters { waiter.resume(returning: true) }
   }
 
   /// Whether the latch is open.
@@ -32,28 +39,64 @@ package final class Latch: Sendable {
 
   /// Suspends until the latch opens or the task is cancelled.
   package func wait() async {
-    let id = state.withLock { state in
+    _ = await wait(id: makeID())
+  }
+
+  /// Suspends until the latch opens, for at most `limit`; returns whether it opened.
+  ///
+  /// Past `limit`, or when the task is cancelled first, it records an issue that says what it
+  /// waited for: `what`, such as "the operation to start". The ``Watchdog`` keeps the limit, not
+  /// a task or a timer of its own: a test may wait on thousands of latches.
+  @discardableResult
+  package func wait(
+    for what: @autoclosure () -> String, within limit: Duration = waitLimit,
+    isolation: isolated (any Actor)? = #isolation, sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> Bool {
+    if isOpen { return true }
+    let id = makeID()
+    let deadline = Watchdog.shared.schedule(after: limit) { [self] in stop(id) }
+    let opened = await wait(id: id)
+    Watchdog.shared.withdraw(deadline)
+    if !opened {
+      recordTimeout(waitingFor: what(), after: limit, sourceLocation: sourceLocation)
+    }
+    return opened
+  }
+
+  private func makeID() -> Int {
+    state.withLock { state in
       state.lastID += 1
       return state.lastID
     }
+  }
+
+  /// Suspends waiter `id` until the latch opens (`true`), or the task is cancelled or
+  /// ``stop(_:)`` stops it (`false`).
+  private func wait(id: Int) async -> Bool {
     await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        let resumeNow = state.withLock { state in
-          if state.isOpen || state.cancelledEarly.remove(id) != nil { return true }
+        let outcome: Bool? = state.withLock { state in
+          if state.isOpen { return true }
+          if state.stoppedEarly.remove(id) != nil { return false }
           state.waiters[id] = continuation
-          return false
+          return nil
         }
-        if resumeNow { continuation.resume() }
+        if let outcome { continuation.resume(returning: outcome) }
       }
     } onCancel: {
-      let waiter = state.withLock { state in
-        guard let waiter = state.waiters.removeValue(forKey: id) else {
-          state.cancelledEarly.insert(id)
-          return nil as CheckedContinuation<Void, Never>?
-        }
-        return waiter
-      }
-      waiter?.resume()
+      stop(id)
     }
+  }
+
+  /// Stops waiter `id` unless the latch opened first.
+  private func stop(_ id: Int) {
+    let waiter = state.withLock { state in
+      guard let waiter = state.waiters.removeValue(forKey: id) else {
+        if !state.isOpen { state.stoppedEarly.insert(id) }
+        return nil as CheckedContinuation<Bool, Never>?
+      }
+      return waiter
+    }
+    waiter?.resume(returning: false)
   }
 }

@@ -1,4 +1,5 @@
 package import TaskProgress
+import Testing
 
 /// A run on a manual clock that reports `completed` counts one step at a time, advancing the clock
 /// by `step` after each report, and optionally throws after `failAfter` steps.
@@ -31,11 +32,11 @@ package struct ScriptedRun {
     }
     for index in counts.indices {
       if index == failAfter { break }
-      await reached[index].wait()
+      await reached[index].wait(for: "the run to report \(counts[index]) of \(total)")
       harness.clock.advance(by: step)
       proceed[index].open()
     }
-    await harness.recorder.waitForTerminalState()
+    await harness.waitForEnd()
     token.cancel()
   }
 }

@@ -522,7 +522,7 @@ struct TerminalGroupRendererTests {
     #expect(scene.screen.isCursorVisible)
   }
 
-  @Test func fiftyBarsRedrawForManyFramesInPlace() {
+  @Test func fiftyBarsRedrawForManyFramesInPlace() async {
     let scene = Scene(columns: 80, rows: 24)
     for index in 0..<50 {
       scene.join("file-\(index).bin", .running(RunProgress(completed: 0, of: 1_000)))
@@ -538,6 +538,7 @@ struct TerminalGroupRendererTests {
       }
       scene.frame(summary(Double(step) / 400, running: 50), after: .milliseconds(17))
       #expect(scene.screen.scrolls == 0 && scene.screen.wraps == 0)
+      await Task.yield()  // the main actor to other suites, at each frame
     }
     #expect(scene.terminal.writeCount > 90)
     #expect(scene.screen.screen[22] == "… 28 more")
@@ -546,7 +547,10 @@ struct TerminalGroupRendererTests {
     #expect(scene.screen.unknownSequences.isEmpty)
   }
 
-  @Test func aQueueOfTwentyThousandDrawsItsRunningBarsInJoinOrderAndAFinalLineForEachRun() {
+  // Seconds of drawing in a debug build, more under ThreadSanitizer with the other suites: the
+  // limit is for the work, since the test waits for nothing.
+  @Test(.timeLimit(.minutes(3)))
+  func aQueueOfTwentyThousandDrawsItsRunningBarsInJoinOrderAndAFinalLineForEachRun() async {
     // All join first, then run 4 at a time, a frame after every 4 steps, where a step starts a
     // run and ends the oldest; every 1,000th leaves mid-run, three in four of the others as they
     // end, and the rest once the group has settled, as `removeEnded()` does.
@@ -577,6 +581,7 @@ struct TerminalGroupRendererTests {
         }
       }
       guard step % width == width - 1 else { continue }
+      await Task.yield()  // the main actor to other suites, at each frame
       let running = min(step + 1, count) - finished - left
       scene.frame(
         summary(
@@ -621,7 +626,10 @@ struct TerminalGroupRendererTests {
     #expect(scene.screen.isCursorVisible)
   }
 
-  @Test func noLineIsEverWiderThanTheTerminalAndOnlyFinalLinesScroll() {
+  // Two seconds of drawing in a debug build, more than a minute under ThreadSanitizer with the
+  // other suites: the limit is for the work, since the test waits for nothing.
+  @Test(.timeLimit(.minutes(3)))
+  func noLineIsEverWiderThanTheTerminalAndOnlyFinalLinesScroll() async {
     var random = SplitMix64(seed: 7)
     let labels = [
       "a", "disk.img", "日本語のファイル名.zip", "😀 emoji ✅", "e\u{301}te\u{301}", "",
@@ -635,6 +643,8 @@ struct TerminalGroupRendererTests {
       .interactiveUnicode, .interactiveASCII, .interactiveColor,
     ]
     for columns in 5...200 {
+      // Seconds of work under ThreadSanitizer: give the main actor to other suites at each width.
+      await Task.yield()
       let rows = 2 + random.next(below: 30)
       let count = 1 + random.next(below: 60)
       let scene = Scene(
@@ -652,6 +662,7 @@ struct TerminalGroupRendererTests {
       scene.frame(summary(0.2, running: count))
       var active = Set(0..<count)
       for _ in 0..<4 {
+        await Task.yield()
         var ended = 0
         for index in active.sorted() {
           progress[index] += random.next(below: 200)
@@ -897,7 +908,7 @@ struct TerminalGroupRendererTests {
     #expect(scene.terminal.lines == ["started", "finished in 0.1s", ""])
   }
 
-  @Test func pipedAMillionReportsMakeAtMostOneLinePerTenPercentPerRunner() {
+  @Test func pipedAMillionReportsMakeAtMostOneLinePerTenPercentPerRunner() async {
     let scene = Scene(capabilities: .plain)
     scene.join("a", .running(.zero))
     scene.join("b", .running(.zero))
@@ -906,6 +917,9 @@ struct TerminalGroupRendererTests {
       scene.set(1, .running(RunProgress(completed: completed / 2, of: 500_000)))
       if completed.isMultiple(of: 10_000) {
         scene.frame(summary(0.5, running: 2), after: .milliseconds(16))
+      }
+      if completed.isMultiple(of: 1_000) {
+        await Task.yield()  // seconds of work in all: the main actor to other suites meanwhile
       }
     }
     scene.set(0, .finished)

@@ -2,6 +2,7 @@ import Foundation
 import TaskProgress
 import TaskProgressFoundation
 import TaskProgressTestSupport
+import Testing
 
 /// A run whose operation follows a progress and then holds until the test lets it end.
 final class FollowingRun: Sendable {
@@ -27,7 +28,7 @@ final class FollowingRun: Sendable {
       run.following.open()
       await run.proceed.wait()
     }
-    await run.following.wait()
+    await run.following.wait(for: "the operation to follow the progress")
     return run
   }
 }

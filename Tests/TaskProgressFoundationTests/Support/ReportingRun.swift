@@ -1,5 +1,6 @@
 import TaskProgress
 import TaskProgressTestSupport
+import Testing
 
 /// A run whose operation hands its reporter to the test and then holds until the test lets it
 /// end, or throws `TestError` when the test fails it.
@@ -22,13 +23,14 @@ final class ReportingRun: Sendable {
         throw TestError()
       }
     }
-    await run.handedOver.wait()
+    await run.handedOver.wait(for: "the operation to start")
     return run
   }
 
   /// The run's reporter.
   var reporter: TaskRunner.Reporter {
-    slot.withLock { $0 }!
+    // A reporter of no run if the operation never started (an issue says so).
+    slot.withLock { $0 } ?? TaskRunner.Reporter()
   }
 
   /// Lets the operation end by throwing.

@@ -38,7 +38,7 @@ struct ManualClockTests {
       try await clock.sleep(until: ManualClock.Instant(offset: .seconds(1)))
       woke.open()
     }
-    while clock.scheduledWakeUps == 0 { await Task.yield() }  // until the sleeper registered
+    await waitUntil("the sleeper to register") { clock.scheduledWakeUps > 0 }
     await clock.advance(by: .milliseconds(999))
     #expect(!woke.isOpen)
     #expect(clock.scheduledWakeUps == 1)
@@ -57,7 +57,7 @@ struct ManualClockTests {
   @Test func cancellingASleeperThrowsCancellationError() async {
     let clock = ManualClock()
     let sleeper = Task { try await clock.sleep(for: .seconds(1)) }
-    while clock.scheduledWakeUps == 0 { await Task.yield() }
+    await waitUntil("the sleeper to register") { clock.scheduledWakeUps > 0 }
     sleeper.cancel()
     await #expect(throws: CancellationError.self) { try await sleeper.value }
     #expect(clock.scheduledWakeUps == 0)

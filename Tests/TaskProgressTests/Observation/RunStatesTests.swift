@@ -26,13 +26,6 @@ struct RunStatesTests {
     }
   }
 
-  /// Gives other tasks turns until `condition` holds; the suite's time limit bounds the wait.
-  private func waitUntil(_ condition: () -> Bool) async {
-    while !condition() && !Task.isCancelled {
-      await Task.yield()
-    }
-  }
-
   /// What a consumer that took nothing while `states` were published finds waiting: each state
   /// appended, except that a progress replaces a waiting progress of the same phase.
   static func coalesced(_ states: [RunState]) -> [RunState] {
@@ -170,7 +163,9 @@ struct RunStatesTests {
     let (firstLog, secondLog) = (Log(), Log())
     let first = consume(runner!.states, into: firstLog)
     let second = consume(runner!.states, into: secondLog)
-    await waitUntil { !firstLog.states.isEmpty && !secondLog.states.isEmpty }
+    await waitUntil("both consumers to take the first state") {
+      !firstLog.states.isEmpty && !secondLog.states.isEmpty
+    }
     _ = await runner!.run { _ in }
     runner!.reset()
     _ = await runner!.run { _ in throw TestError() }
@@ -192,11 +187,13 @@ struct RunStatesTests {
     let (cancelledLog, keptLog) = (Log(), Log())
     let cancelled = consume(harness.runner.states, into: cancelledLog)
     let kept = consume(harness.runner.states, into: keptLog)
-    await waitUntil { !cancelledLog.states.isEmpty && !keptLog.states.isEmpty }
+    await waitUntil("both consumers to take the first state") {
+      !cancelledLog.states.isEmpty && !keptLog.states.isEmpty
+    }
     cancelled.cancel()
     #expect(await cancelled.value == [.idle])
     _ = await harness.runner.run { _ in }
-    await waitUntil { keptLog.states.count == 3 }
+    await waitUntil("the consumer left to take 3 states") { keptLog.states.count == 3 }
     #expect(keptLog.states == [.idle, .running(0), .finished])
     #expect(!keptLog.hasEnded)
     kept.cancel()
@@ -209,7 +206,7 @@ struct RunStatesTests {
     var runner: TaskRunner? = TaskRunner(animation: .instant, clock: ManualClock())
     let log = Log()
     let consumer = consume(runner!.states, into: log)
-    await waitUntil { !log.states.isEmpty }
+    await waitUntil("the consumer to take the first state") { !log.states.isEmpty }
     runner!.start { _ in await Latch().wait() }
     weak let weakRunner = runner
     runner = nil
@@ -221,7 +218,7 @@ struct RunStatesTests {
     var runner: TaskRunner? = TaskRunner(animation: .instant, clock: ManualClock())
     let log = Log()
     let consumer = consume(runner!.states, into: log)
-    await waitUntil { !log.states.isEmpty }
+    await waitUntil("the consumer to take the first state") { !log.states.isEmpty }
     runner = nil
     #expect(await consumer.value == [.idle])
   }
@@ -240,7 +237,7 @@ struct RunStatesTests {
     let harness = Harness()
     let log = Log()
     let consumer = consume(harness.runner.states, into: log)
-    await waitUntil { !log.states.isEmpty }
+    await waitUntil("the consumer to take the first state") { !log.states.isEmpty }
     consumer.cancel()
     #expect(await consumer.value == [.idle])
     // Later states answer no one: the waiter was answered once, with the end.
@@ -309,20 +306,25 @@ struct RunStatesTests {
     }
     await registered.wait()
     for cycle in 0..<cycles {
+      let start = clock.now
       runner!.start { reporter in
         for count in 1...10 {
           reporter.report(completed: count, of: 10)
-          try await clock.sleep(for: frame)
+          // A deadline the test's frames reach whether they come before or after this sleep
+          // begins: each frame the test advances counts, however late this task runs.
+          try await clock.sleep(until: start.advanced(by: frame * count))
         }
         if cycle % 3 == 2 { throw TestError() }
       }
       var frames = 0
-      while runner!.isRunning {
+      let deadline = ContinuousClock.now + waitLimit
+      while runner!.isRunning, ContinuousClock.now < deadline {
         clock.advance(by: frame)
-        await Task.yield()
+        await letOthersRun()
         frames += 1
         if cycle % 5 == 4, frames == 3 { runner!.cancel() }
       }
+      #expect(!runner!.isRunning, "run \(cycle) did not end within \(waitLimit)")
       if cycle.isMultiple(of: 2) { runner!.reset() }
       if cycle > 0 { gates[cycle - 1].open() }
     }
@@ -357,24 +359,24 @@ extension RunStatesTests {
     }
     var states = runner.states.makeAsyncIterator()
     var taken = await states.take(1)
-    await waitUntil { log.states.count == 1 }
+    await waitUntil("Observations to yield a state") { log.states.count == 1 }
     let proceed = Latch()
     runner.start { reporter in
       await proceed.wait()
       reporter.report(completed: 9, of: 10)  // read as the run ends, in the same turn
     }
     taken += await states.take(1)
-    await waitUntil { log.states.count == 2 }
+    await waitUntil("Observations to yield 2 states") { log.states.count == 2 }
     proceed.open()
     await harness.recorder.waitForTerminalState()
     taken += await states.take(2)
-    await waitUntil { log.states.count == 3 }
+    await waitUntil("Observations to yield 3 states") { log.states.count == 3 }
     runner.start { _ in await Latch().wait() }
     taken += await states.take(1)
-    await waitUntil { log.states.count == 4 }
+    await waitUntil("Observations to yield 4 states") { log.states.count == 4 }
     runner.reset()
     taken += await states.take(2)
-    await waitUntil { log.states.count == 5 }
+    await waitUntil("Observations to yield 5 states") { log.states.count == 5 }
     observing.cancel()
 
     let observed: [RunState] = [
@@ -408,9 +410,11 @@ extension RunStatesTests {
     }
     let statesLog = Log()
     let consumer = consume(runner!.states, into: statesLog)
-    await waitUntil { log.states.count == 1 && statesLog.states.count == 1 }
+    await waitUntil("both consumers to take the first state") {
+      log.states.count == 1 && statesLog.states.count == 1
+    }
     runner!.start { _ in await Latch().wait() }
-    await waitUntil { log.states.count == 2 }
+    await waitUntil("Observations to yield 2 states") { log.states.count == 2 }
     runner = nil
     #expect(weakRunner == nil)
     #expect(await consumer.value == [.idle, .running(0), .cancelled])

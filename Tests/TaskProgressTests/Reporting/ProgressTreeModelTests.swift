@@ -468,7 +468,7 @@ struct ProgressTreeModelTests {
     var failures: [String] = []
     var cut = 0
     for index in 0..<Self.sequenceCount {
-      if index % 100 == 0 {
+      if index % 10 == 0 {
         // Tens of seconds under ThreadSanitizer: give the pool thread back now and then, so
         // that the runs of tests alongside still get one on a 2-core machine.
         await Task.yield()
@@ -502,10 +502,15 @@ struct ProgressTreeModelTests {
       ready.open()
       await proceed.wait()
     }
-    await ready.wait()
+    guard await ready.wait(for: "the operation of sequence \(seed) to start"),
+      let root = handedOut.withLock({ $0.take() })
+    else {
+      proceed.open()
+      return "seed \(seed): the run's operation never started"
+    }
     var failure: String?
     do {
-      let driver = Driver(root: handedOut.withLock { $0.take() }!, seed: seed)
+      let driver = Driver(root: root, seed: seed)
       var shown = RunProgress.zero
       for _ in 0..<count {
         driver.step()

@@ -86,12 +86,13 @@ private final class Items: Sendable {
 @MainActor
 @Suite("Task runner over items concurrently", .timeLimit(.minutes(2)))
 struct TaskRunnerConcurrencyTests {
-  /// Advances the clock a frame at a time until `condition` holds.
-  private func advanceFrames(_ harness: Harness, until condition: () -> Bool) async {
-    while !condition() {
-      harness.clock.advance(by: frame)
-      await Task.yield()
-    }
+  /// Advances the clock a frame at a time until `condition` holds, for at most ``waitLimit``.
+  private func advanceFrames(
+    _ harness: Harness, until what: String, sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+  ) async {
+    await harness.clock.advance(
+      by: frame, until: what, sourceLocation: sourceLocation, condition)
   }
 
   // MARK: - over:maxConcurrency:
@@ -182,7 +183,9 @@ struct TaskRunnerConcurrencyTests {
     for (done, item) in [2, 0, 3].enumerated() {
       items.proceed[item].open()
       let expected = RunState.running(RunProgress(completed: done + 1, of: 4))
-      await advanceFrames(harness) { harness.runner.state == expected }
+      await advanceFrames(harness, until: "the state \(expected)") {
+        harness.runner.state == expected
+      }
     }
     items.proceed[1].open()
     await harness.recorder.waitForTerminalState()
@@ -468,9 +471,13 @@ struct TaskRunnerConcurrencyTests {
           }
         }
       }
-      await advanceFrames(harness) { harness.runner.state == halfway }
+      await advanceFrames(harness, until: "the state \(halfway)") {
+        harness.runner.state == halfway
+      }
       goOn.open()
-      await advanceFrames(harness) { harness.runner.state.phase != .running }
+      await advanceFrames(harness, until: "the run to end") {
+        harness.runner.state.phase != .running
+      }
       let progress = harness.recorder.states.compactMap(\.progress).filter { $0.totalCount != nil }
       let fractions = progress.compactMap(\.fractionCompleted)
       let counts = progress.compactMap(\.completedCount)

@@ -13,8 +13,9 @@ struct TaskRunnerEstimateTests {
   private func reportSteadily(
     _ run: HeldRun, on harness: Harness, from start: Int = 0, perStep: Int, total: Int?,
     step: Duration, steps: Int
-  ) {
+  ) async {
     for index in 1...steps {
+      await Task.yield()  // up to 60 frames a step: the main actor to other suites between steps
       harness.clock.advance(by: step - frame)
       let completed = start + index * perStep
       if let total {
@@ -35,7 +36,7 @@ struct TaskRunnerEstimateTests {
     let perStep = Int((rate * TaskRunnerEstimateTests.seconds(step)).rounded())
     let measured = Double(perStep) / TaskRunnerEstimateTests.seconds(step)
     let total = perStep * 1_000
-    reportSteadily(run, on: harness, perStep: perStep, total: total, step: step, steps: 100)
+    await reportSteadily(run, on: harness, perStep: perStep, total: total, step: step, steps: 100)
     let throughput = try #require(harness.runner.throughput)
     #expect(abs(throughput - measured) / measured < 1e-6)
     let remaining = try #require(harness.runner.estimatedTimeRemaining)
@@ -56,10 +57,11 @@ struct TaskRunnerEstimateTests {
       harness.clock.advance(by: frame * 3)
     }
     #expect(harness.runner.throughput == nil)
-    reportSteadily(run, on: harness, perStep: 10, total: 1_000, step: frame, steps: 2)
+    await reportSteadily(run, on: harness, perStep: 10, total: 1_000, step: frame, steps: 2)
     #expect(harness.runner.throughput == nil)
     #expect(harness.runner.estimatedTimeRemaining == nil)
-    reportSteadily(run, on: harness, from: 20, perStep: 10, total: 1_000, step: frame, steps: 1)
+    await reportSteadily(
+      run, on: harness, from: 20, perStep: 10, total: 1_000, step: frame, steps: 1)
     #expect(harness.runner.throughput != nil)
     run.proceed.open()
     await harness.recorder.waitForTerminalState()
@@ -105,7 +107,7 @@ struct TaskRunnerEstimateTests {
   @Test func aStallDecaysTheRateFrameByFrame() async throws {
     let harness = Harness()
     let run = await HeldRun.start(on: harness.runner)
-    reportSteadily(run, on: harness, perStep: 100, total: 1_000_000, step: frame, steps: 600)
+    await reportSteadily(run, on: harness, perStep: 100, total: 1_000_000, step: frame, steps: 600)
     let steady = try #require(harness.runner.throughput)
     var previous = steady
     for _ in 0..<15 {
@@ -127,11 +129,14 @@ struct TaskRunnerEstimateTests {
   @Test func pausedTimeDoesNotCount() async throws {
     let harness = Harness()
     let run = await HeldRun.start(on: harness.runner)
-    reportSteadily(run, on: harness, perStep: 50, total: 100_000, step: frame, steps: 120)
+    await reportSteadily(run, on: harness, perStep: 50, total: 100_000, step: frame, steps: 120)
     let before = try #require(harness.runner.throughput)
     let remainingBefore = try #require(harness.runner.estimatedTimeRemaining)
     harness.runner.pause()
-    harness.clock.advance(by: .seconds(600))
+    for _ in 0..<600 {
+      harness.clock.advance(by: .seconds(1))
+      await Task.yield()  // 36,000 frames: the main actor to other suites every 60
+    }
     #expect(harness.runner.throughput == before, "no decay while paused")
     #expect(harness.runner.estimatedTimeRemaining == remainingBefore)
     // Work that goes on while paused counts in the position, not in the rate.
@@ -139,7 +144,7 @@ struct TaskRunnerEstimateTests {
     harness.clock.advance(by: .seconds(10))
     #expect(harness.runner.throughput == before)
     harness.runner.resume()
-    reportSteadily(
+    await reportSteadily(
       run, on: harness, from: 9_000, perStep: 50, total: 100_000, step: frame, steps: 60)
     let after = try #require(harness.runner.throughput)
     #expect(abs(after - 3_000) / 3_000 < 1e-6, "still 50 units a frame, the pause left out")
@@ -147,10 +152,76 @@ struct TaskRunnerEstimateTests {
     await harness.recorder.waitForTerminalState()
   }
 
+  @Test func everyPauseOfARunIsLeftOutOfTheRateAndTheTimeRemaining() async throws {
+    let harness = Harness()
+    let run = await HeldRun.start(on: harness.runner)
+    let total = 1_000_000
+    var completed = 0
+    /// The rate and the time left now, which must agree: the time left at the rate.
+    func estimate(_ when: String) throws -> (rate: Double, remaining: Double) {
+      let rate = try #require(harness.runner.throughput, "\(when): no rate")
+      let remaining = TaskRunnerEstimateTests.seconds(
+        try #require(harness.runner.estimatedTimeRemaining, "\(when): no time left"))
+      let atTheRate = Double(total - completed) / rate
+      #expect(abs(remaining - atTheRate) / atTheRate < 1e-6, "\(when): \(remaining) s left")
+      return (rate, remaining)
+    }
+    /// Pauses for `seconds` of the clock, 60 frames each, and checks that neither the rate nor
+    /// the time left moves meanwhile.
+    func pause(for seconds: Int, _ when: String) async throws {
+      let before = try estimate("before \(when)")
+      harness.runner.pause()
+      for _ in 0..<seconds {
+        harness.clock.advance(by: .seconds(1))
+        await Task.yield()  // the main actor to other suites between two seconds of frames
+      }
+      // Read again while paused, from the same samples: equal but for rounding.
+      let paused = try estimate(when)
+      #expect(abs(paused.rate - before.rate) / before.rate < 1e-9, "\(when): the rate moved")
+      #expect(abs(paused.remaining - before.remaining) < 1e-6, "\(when): the time left moved")
+      harness.runner.resume()
+    }
+
+    // 5 s at 3,000 units a second (50 a frame), then a pause of 30 s.
+    await reportSteadily(
+      run, on: harness, perStep: 50, total: total, step: frame, steps: 300)
+    completed = 300 * 50
+    try await pause(for: 30, "the first pause")
+    // 1 s at the same speed: the rate stays 3,000 exactly, as if there had been no pause.
+    await reportSteadily(
+      run, on: harness, from: completed, perStep: 50, total: total, step: frame, steps: 60)
+    completed += 60 * 50
+    let steady = try estimate("after the first pause")
+    #expect(abs(steady.rate - 3_000) / 3_000 < 1e-6, "after the first pause: \(steady.rate)")
+    try await pause(for: 12, "the second pause")
+    // 1 s at twice the speed: the rate rises at once (to 3,046: it weighs 15 s of samples).
+    // Had the first stretch's 5 s been lost from the run's active time at the second pause,
+    // time would have gone back, and these samples, older than the last, changed nothing.
+    await reportSteadily(
+      run, on: harness, from: completed, perStep: 100, total: total, step: frame, steps: 60)
+    completed += 60 * 100
+    let faster = try estimate("after the second pause")
+    #expect(
+      faster.rate > steady.rate * 1.01, "after the second pause, at 6,000 a second: \(faster.rate)")
+    try await pause(for: 45, "the third pause")
+    // A stall right after the third pause: the rate decays from the first frame on, and the
+    // time left grows.
+    var previous = faster
+    for second in 1...3 {
+      harness.clock.advance(by: .seconds(1))
+      let now = try estimate("\(second) s into a stall after the third pause")
+      #expect(now.rate < previous.rate, "\(second) s into the stall: \(now.rate)")
+      #expect(now.remaining > previous.remaining)
+      previous = now
+    }
+    run.proceed.open()
+    await harness.waitForEnd()
+  }
+
   @Test func withoutATotalThereIsARateButNoTimeRemaining() async throws {
     let harness = Harness()
     let run = await HeldRun.start(on: harness.runner)
-    reportSteadily(run, on: harness, perStep: 7, total: nil, step: frame, steps: 30)
+    await reportSteadily(run, on: harness, perStep: 7, total: nil, step: frame, steps: 30)
     #expect(abs(try #require(harness.runner.throughput) - 420) / 420 < 1e-6)
     #expect(harness.runner.estimatedTimeRemaining == nil)
     run.proceed.open()
@@ -178,7 +249,7 @@ struct TaskRunnerEstimateTests {
     let renderer = UpdateLog()
     harness.runner.attach(renderer)
     let run = await HeldRun.start(on: harness.runner)
-    reportSteadily(run, on: harness, perStep: 1_000, total: 1_000_000, step: frame, steps: 10)
+    await reportSteadily(run, on: harness, perStep: 1_000, total: 1_000_000, step: frame, steps: 10)
     let last = try #require(renderer.updates.last)
     #expect(last.unit == .bytes)
     // The last report, published as the run ends, still carries the estimate.
@@ -200,7 +271,7 @@ struct TaskRunnerEstimateTests {
     let renderer = UpdateLog()
     harness.runner.attach(renderer)
     let run = await HeldRun.start(on: harness.runner)
-    reportSteadily(run, on: harness, perStep: 10, total: 100, step: frame, steps: 5)
+    await reportSteadily(run, on: harness, perStep: 10, total: 100, step: frame, steps: 5)
     run.reporter.report(completed: 100, of: 100)
     run.proceed.open()
     await harness.recorder.waitForTerminalState()
@@ -214,7 +285,7 @@ struct TaskRunnerEstimateTests {
   @Test func observationHearsOfTheEstimateChanging() async throws {
     let harness = Harness()
     let run = await HeldRun.start(on: harness.runner)
-    reportSteadily(run, on: harness, perStep: 10, total: 10_000, step: frame, steps: 5)
+    await reportSteadily(run, on: harness, perStep: 10, total: 10_000, step: frame, steps: 5)
     let changed = Latch()
     withObservationTracking {
       _ = harness.runner.throughput

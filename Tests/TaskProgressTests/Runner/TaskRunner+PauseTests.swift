@@ -143,17 +143,21 @@ struct TaskRunnerPauseTests {
   @Test func cancellingTheCallerOfRunWhilePausedCancelsTheRun() async throws {
     let harness = Harness()
     let reached = Latch()
+    let paused = Latch()
     let caller = Task {
       await harness.runner.run { reporter in
         reached.open()
-        while true {
-          try await reporter.checkpoint()
-          await Task.yield()
-        }
+        await paused.wait()
+        try await reporter.checkpoint()
+        Issue.record("the checkpoint went on though the run was paused, then cancelled")
       }
     }
-    await reached.wait()
+    await reached.wait(for: "the operation to start")
     harness.runner.pause()
+    paused.open()
+    await waitUntil("the operation to wait at its checkpoint") {
+      harness.runner.activeSignals?.waitingTaskCount == 1
+    }
     caller.cancel()
     #expect(await caller.value == .cancelled)
     try harness.recorder.expectStates([.idle, .running(0), .paused(0), .cancelled])
@@ -220,14 +224,11 @@ struct TaskRunnerPauseTests {
     proceed[0].open()
     proceed[1].open()
     // Both items end and count while paused.
-    while harness.runner.state != .paused(RunProgress(completed: 2, of: 4)) && !Task.isCancelled {
-      harness.clock.advance(by: frame)
-      await Task.yield()
+    await harness.clock.advance(by: frame, until: "both items to end and count while paused") {
+      harness.runner.state == .paused(RunProgress(completed: 2, of: 4))
     }
     let signals = try #require(harness.runner.activeSignals)
-    while signals.waitingTaskCount == 0 && !Task.isCancelled {
-      await Task.yield()
-    }
+    await waitUntil("the loop to wait for the run to resume") { signals.waitingTaskCount > 0 }
     #expect(!started[2].isOpen && !started[3].isOpen)
     harness.runner.resume()
     for item in 2..<4 {
@@ -243,9 +244,7 @@ struct TaskRunnerPauseTests {
     proceed[0].open()
     // Item 0 ends while paused; item 1 holds. Resuming starts item 2 beside it.
     let signals = try #require(harness.runner.activeSignals)
-    while signals.waitingTaskCount == 0 && !Task.isCancelled {
-      await Task.yield()
-    }
+    await waitUntil("the loop to wait for the run to resume") { signals.waitingTaskCount > 0 }
     harness.runner.resume()
     await started[2].wait()
     #expect(!proceed[1].isOpen)
@@ -303,9 +302,7 @@ struct TaskRunnerPauseTests {
   /// Waits until the run's loop waits for it to resume; returns the run's signals.
   private func pausedSignals(of runner: TaskRunner) async throws -> RunSignals {
     let signals = try #require(runner.activeSignals)
-    while signals.waitingTaskCount != 1 && !Task.isCancelled {
-      await Task.yield()
-    }
+    await waitUntil("the loop to wait for the run to resume") { signals.waitingTaskCount == 1 }
     return signals
   }
 }

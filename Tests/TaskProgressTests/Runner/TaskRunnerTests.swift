@@ -274,11 +274,11 @@ struct TaskRunnerTests {
     let clock = RacyClock()
     let runner = TaskRunner(animation: .instant, clock: clock)
     runner.start { _ in await Latch().wait() }
-    while clock.pendingCount == 0 { await Task.yield() }  // frame 1 sleeps
+    await waitUntil("frame 1 to sleep") { clock.pendingCount > 0 }
     clock.fire(advancing: frame)  // frame 1 wakes: its job is queued on the main actor
     runner.cancel()  // too late to stop frame 1's task
     runner.start { _ in await Latch().wait() }  // schedules frame 2
-    while clock.pendingCount == 0 { await Task.yield() }  // frame 2 sleeps
+    await waitUntil("frame 2 to sleep") { clock.pendingCount > 0 }
     for _ in 0..<100 { await Task.yield() }  // stale frame 1 runs, if it is going to
     #expect(clock.pendingCount == 1)
     runner.cancel()

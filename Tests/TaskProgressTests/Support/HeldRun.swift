@@ -1,4 +1,5 @@
 import TaskProgressTestSupport
+import Testing
 
 @testable import TaskProgress
 
@@ -19,13 +20,14 @@ final class HeldRun: Sendable {
       run.handedOver.open()
       await run.proceed.wait()
     }
-    await run.handedOver.wait()
+    await run.handedOver.wait(for: "the operation to start")
     return run
   }
 
-  /// The run's reporter.
+  /// The run's reporter; a reporter of no run if the operation never started (an issue says
+  /// so), so that the test goes on to its own assertions.
   var reporter: TaskRunner.Reporter {
-    slot.withLock { $0 }!
+    slot.withLock { $0 } ?? TaskRunner.Reporter()
   }
 
   /// What every reporter of the run shares: its pause and cancel signals.
@@ -33,10 +35,13 @@ final class HeldRun: Sendable {
     reporter.node.signals
   }
 
-  /// Suspends until `count` tasks wait for the run to resume, or the test's time limit cancels it.
-  func waitForPausedTasks(_ count: Int) async {
-    while signals.waitingTaskCount != count && !Task.isCancelled {
-      await Task.yield()
-    }
+  /// Suspends until `count` tasks wait for the run to resume, for at most ``waitLimit``;
+  /// records an issue past it.
+  func waitForPausedTasks(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+    let signals = self.signals
+    await waitUntil(
+      "\(count) task(s) to wait for the paused run to resume (\(signals.waitingTaskCount) do)",
+      sourceLocation: sourceLocation
+    ) { signals.waitingTaskCount == count }
   }
 }

@@ -1,4 +1,5 @@
 import TaskProgressTestSupport
+import Testing
 
 @testable import TaskProgress
 
@@ -23,7 +24,8 @@ final class OperationScript: Sendable {
     var isWaiting = false
     var isFinished = false
     var operation: CheckedContinuation<Command, Never>?
-    var readyWaiters: [CheckedContinuation<Void, Never>] = []
+    var readyWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+    var lastWaiterID = 0
   }
 
   private let state = Locked(State())
@@ -59,23 +61,40 @@ final class OperationScript: Sendable {
   /// Whether the run's task has ended.
   var isFinished: Bool { state.withLock { $0.isFinished } }
 
-  /// Suspends until the operation waits for a command or its task has ended.
-  func ready() async {
-    await withCheckedContinuation { continuation in
+  /// Suspends until the operation waits for a command or its task has ended, for at most
+  /// ``waitLimit``; returns whether it did, and records an issue if not.
+  @discardableResult
+  func ready(sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+    let id = state.withLock { state in
+      state.lastWaiterID += 1
+      return state.lastWaiterID
+    }
+    // The watchdog's timer, not a task per wait: the model test sends commands by the thousand.
+    let deadline = Watchdog.shared.schedule(after: waitLimit) { [self] in
+      state.withLock { $0.readyWaiters.removeValue(forKey: id) }?.resume(returning: false)
+    }
+    let ready = await withCheckedContinuation { continuation in
       let now = state.withLock { state in
         if state.isWaiting || state.isFinished { return true }
-        state.readyWaiters.append(continuation)
+        state.readyWaiters[id] = continuation
         return false
       }
-      if now { continuation.resume() }
+      if now { continuation.resume(returning: true) }
     }
+    Watchdog.shared.withdraw(deadline)
+    if !ready {
+      recordTimeout(
+        waitingFor: "the operation to wait for a command or end", after: waitLimit,
+        sourceLocation: sourceLocation)
+    }
+    return ready
   }
 
   /// Gives the waiting operation a command, then waits until it waits again or has ended.
   ///
   /// Does nothing if the operation's task has ended (or never called the operation).
-  func send(_ command: Command) async {
-    await ready()
+  func send(_ command: Command, sourceLocation: SourceLocation = #_sourceLocation) async {
+    guard await ready(sourceLocation: sourceLocation) else { return }
     let operation = state.withLock { state -> CheckedContinuation<Command, Never>? in
       guard state.isWaiting else { return nil }
       state.isWaiting = false
@@ -84,7 +103,7 @@ final class OperationScript: Sendable {
     }
     guard let operation else { return }
     operation.resume(returning: command)
-    await ready()
+    await ready(sourceLocation: sourceLocation)
   }
 
   private func next() async -> Command {
@@ -92,19 +111,19 @@ final class OperationScript: Sendable {
       let waiters = state.withLock { state in
         state.isWaiting = true
         state.operation = continuation
-        defer { state.readyWaiters = [] }
-        return state.readyWaiters
+        defer { state.readyWaiters = [:] }
+        return state.readyWaiters.values
       }
-      for waiter in waiters { waiter.resume() }
+      for waiter in waiters { waiter.resume(returning: true) }
     }
   }
 
   private func markFinished() {
     let waiters = state.withLock { state in
       state.isFinished = true
-      defer { state.readyWaiters = [] }
-      return state.readyWaiters
+      defer { state.readyWaiters = [:] }
+      return state.readyWaiters.values
     }
-    for waiter in waiters { waiter.resume() }
+    for waiter in waiters { waiter.resume(returning: true) }
   }
 }
