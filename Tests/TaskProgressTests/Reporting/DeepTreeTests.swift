@@ -25,44 +25,66 @@ struct DeepTreeTests {
     return chain
   }
 
-  @Test func aDeepChainIsReadFinishedAndReleased() {
-    let root = TaskRunner.Reporter(totalCount: 2)
-    var chain = Self.chain(under: root, depth: Self.depth)
-    // The leaf halfway: each level above it is a quarter, a half of a half, ... until the
-    // shares are below what a Double holds next to the level's own count.
-    chain[chain.count - 1].report(completed: 1, of: 2)
-    #expect(chain[chain.count - 2].progress.fractionCompleted == 0.25)
-    #expect(root.progress.fractionCompleted.map { $0 >= 0 && $0 < 0.25 } == true)
-    // Every level completes its other unit; the leaf completes last, and its completion goes up
-    // the whole chain.
-    for reporter in chain.dropLast() {
-      reporter.complete(count: 1)
+  /// Runs `work` on a thread of its own and returns what it returns: seconds of it under the
+  /// sanitizer hold no thread of the pool that other suites' tasks wait for.
+  static func offThePool<Value: Sendable>(
+    _ work: @escaping @Sendable () -> Value
+  ) async -> Value {
+    await withCheckedContinuation { continuation in
+      Thread { continuation.resume(returning: work()) }.start()
     }
-    chain[chain.count - 1].report(completed: 2, of: 2)
-    #expect(root.progress == RunProgress(completed: 2, of: 2))
-    chain.removeAll()
-    #expect(root.progress == RunProgress(completed: 2, of: 2))
   }
 
-  @Test func aDeepChainReleasedUnfinishedCompletesItsRoot() {
-    let root = TaskRunner.Reporter(totalCount: 1)
-    var chain = Self.chain(under: root, depth: Self.depth)
-    #expect(root.progress == RunProgress(completed: 0, of: 1))
-    // Released from the leaf up: each child's share counts as done when its reporter goes.
-    while chain.count > 1 {
-      chain.removeLast()
+  @Test func aDeepChainIsReadFinishedAndReleased() async {
+    let readings = await Self.offThePool { () -> [RunProgress] in
+      let root = TaskRunner.Reporter(totalCount: 2)
+      var chain = Self.chain(under: root, depth: Self.depth)
+      // The leaf halfway: the level above it is at a quarter, and each level above that at a
+      // half of the one below, down to what a Double holds beside the level's own count.
+      chain[chain.count - 1].report(completed: 1, of: 2)
+      var readings = [chain[chain.count - 2].progress, root.progress]
+      // Every level completes its other unit; the leaf completes last, and its completion goes
+      // up the whole chain.
+      for reporter in chain.dropLast() {
+        reporter.complete(count: 1)
+      }
+      chain[chain.count - 1].report(completed: 2, of: 2)
+      readings.append(root.progress)
+      chain.removeAll()
+      readings.append(root.progress)
+      return readings
     }
-    #expect(root.progress == RunProgress(completed: 1, of: 1))
+    #expect(readings[0].fractionCompleted == 0.25)
+    #expect(readings[1].fractionCompleted.map { $0 >= 0 && $0 < 0.25 } == true)
+    #expect(
+      readings.dropFirst(2) == [RunProgress(completed: 2, of: 2), RunProgress(completed: 2, of: 2)])
   }
 
-  @Test func aRootReleasedLastTakesADeepChainWithIt() {
-    var root: TaskRunner.Reporter? = TaskRunner.Reporter(totalCount: 1)
-    var chain = Self.chain(under: root!, depth: Self.depth)
-    // Every child's reporter goes first, unread: the nodes are then held by their parents only,
-    // and the root's release takes the whole chain, without one nested deinit per level.
-    chain.removeAll()
-    #expect(root?.progress == RunProgress(completed: 1, of: 1))
-    root = nil
-    #expect(root == nil)
+  @Test func aDeepChainReleasedUnfinishedCompletesItsRoot() async {
+    let readings = await Self.offThePool { () -> [RunProgress] in
+      let root = TaskRunner.Reporter(totalCount: 1)
+      var chain = Self.chain(under: root, depth: Self.depth)
+      let before = root.progress
+      // Released from the leaf up: each child's share counts as done when its reporter goes.
+      while chain.count > 1 {
+        chain.removeLast()
+      }
+      return [before, root.progress]
+    }
+    #expect(readings == [RunProgress(completed: 0, of: 1), RunProgress(completed: 1, of: 1)])
+  }
+
+  @Test func aRootReleasedLastTakesADeepChainWithIt() async {
+    let reading = await Self.offThePool { () -> RunProgress? in
+      var root: TaskRunner.Reporter? = TaskRunner.Reporter(totalCount: 1)
+      var chain = Self.chain(under: root!, depth: Self.depth)
+      // Every child's reporter goes first, unread: the nodes are then held by their parents
+      // only, and the root's release takes the whole chain, without one nested deinit per level.
+      chain.removeAll()
+      let reading = root?.progress
+      root = nil
+      return reading
+    }
+    #expect(reading == RunProgress(completed: 1, of: 1))
   }
 }
