@@ -60,11 +60,11 @@ struct DisplayModel: Sendable {
     animator.animate(to: target, at: now)
   }
 
-  /// Notes that a motion started, if one is under way at `now`.
+  /// Notes that a motion is under way, as the caller found it is.
   ///
   /// - Returns: Whether ``TaskRunner/isAnimating`` changed.
-  mutating func noteMotion(at now: Duration) -> Bool {
-    guard animator.isAnimating(at: now), !notifiedAnimating else { return false }
+  mutating func noteMotion() -> Bool {
+    guard !notifiedAnimating else { return false }
     notifiedAnimating = true
     return true
   }

@@ -451,7 +451,7 @@ public final class TaskRunner {
         contentsOf: states.map { update(.stateChanged, state: $0, at: now, estimate: ending) })
     }
     if display.isAnimating(at: now) {
-      if display.noteMotion(at: now) {
+      if display.noteMotion() {
         withMutation(keyPath: \.isAnimating) {}
       }
     } else {
