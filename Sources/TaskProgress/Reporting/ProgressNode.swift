@@ -36,12 +36,42 @@ final class ProgressNode: Sendable {
   let assigned: Int
   /// Whether the node finished and handed its share to its parent.
   let finished = Atomic<Bool>(false)
+  // Beside `assigned` and `finished`: a frame passing over an unchanged child loads one cache
+  // line of it.
+  /// Whether the node or a node under it changed since a frame last read it, as
+  /// ``ChangeMark`` says: what lets a frame keep the last reading of what did not change.
+  @usableFromInline let changeMark = Atomic<UInt8>(ChangeMark.changed)
+  /// What a frame last read of this node as a child: `min(fraction, 1)`, a `Double`'s bits.
+  ///
+  /// NaN until a frame read it. Only the frame reader touches it.
+  let lastShare = Atomic<UInt64>(Double.nan.bitPattern)
   /// The counts assigned to this node's subprogresses: its total while it has none of its own.
   let assignedToChildren = Atomic<Int>(0)
   /// Children handing their shares over, as ``ProgressWord/HandOver`` packs them.
   let version = Atomic<UInt64>(0)
   /// What is off the reporting path: the children, and a total too large for the words.
   let shared = Locked(Shared())
+
+  /// The values of ``changeMark``.
+  ///
+  /// A writer stores its report and then loads the mark: when the mark is not ``changed``, it
+  /// marks the node and each ancestor up to the first that is marked already, so that a second
+  /// report before the next frame costs one load. A frame reads a node whose mark is not
+  /// ``clean``, lowering it by one step as it does, and keeps its last reading of the others.
+  ///
+  /// Two steps, rather than one, because a writer's load of the mark may be ordered before its
+  /// store becomes visible to the reader (a store followed by a load of another location; only
+  /// a full fence on the reporting path would forbid it): a frame that read a node a moment
+  /// before its writer's store landed reads it once more on the next frame, when it has.
+  @usableFromInline
+  enum ChangeMark {
+    /// Read on a frame, with nothing changed since.
+    static let clean: UInt8 = 0
+    /// Read on one frame since it changed: read once more on the next.
+    static let readOnce: UInt8 = 1
+    /// Changed since a frame last read it.
+    @usableFromInline static let changed: UInt8 = 2
+  }
 
   /// The atomics a report writes, and nothing that locks.
   @usableFromInline
@@ -142,6 +172,9 @@ final class ProgressNode: Sendable {
     var children: [ProgressNode] = []
     /// The count after the last pruning: adding prunes again once the list doubles.
     var prunedCount = 0
+    /// What the last frame read of this node as a run's root: what the next frame shows when
+    /// nothing changed.
+    var lastReading: RunProgress?
     /// In wide mode, the total (`nil` when indeterminate); the base is the saved one.
     var wideTotal: Int?
 
@@ -204,10 +237,33 @@ final class ProgressNode: Sendable {
 
   // MARK: - Writing
 
+  /// Marks the node changed for the next frame, after a report stored: one load when a report
+  /// since the last frame marked it already.
+  @inlinable
+  @inline(__always)
+  func noteChange() {
+    if changeMark.load(ordering: .relaxed) != ChangeMark.changed {
+      markChanged()
+    }
+  }
+
+  /// Marks the node and its ancestors changed, up to the first that is marked already: in a
+  /// loop, so that a chain of any depth is marked.
+  @usableFromInline
+  func markChanged() {
+    changeMark.store(ChangeMark.changed, ordering: .releasing)
+    var next = parent
+    while let node = next, node.changeMark.load(ordering: .relaxed) != ChangeMark.changed {
+      node.changeMark.store(ChangeMark.changed, ordering: .releasing)
+      next = node.parent
+    }
+  }
+
   /// Stores counts that do not fit the words, under the lock.
   @usableFromInline
   func storeWide(base: Int, total: Int?) {
     shared.withLock { $0.store(base: base, total: total, in: words) }
+    noteChange()
   }
 
   /// Sets the total and keeps the completed count (`nil`: indeterminate, keeping the count),
@@ -218,6 +274,7 @@ final class ProgressNode: Sendable {
   func setTotal(_ total: Int?) {
     let total = total.map { max($0, 0) }
     shared.withLock { $0.store(base: words.currentBase(), total: total, in: words) }
+    noteChange()
     finishIfComplete()
   }
 
@@ -226,6 +283,7 @@ final class ProgressNode: Sendable {
   /// Assigns `count` units to a subprogress that is not started yet.
   func assign(_ count: Int) {
     assignedToChildren.wrappingAdd(count, ordering: .relaxed)
+    noteChange()
   }
 
   /// Starts a child that stands for `assigned` units of this node.
@@ -233,6 +291,7 @@ final class ProgressNode: Sendable {
     let child = ProgressNode(parent: self, assigned: assigned, totalCount: totalCount)
     hasChildren.store(true, ordering: .releasing)
     shared.withLock { $0.append(child) }
+    noteChange()
     if totalCount.map({ $0 <= 0 }) == true {
       child.finish()  // nothing to do: the share is complete at once
     }
@@ -290,6 +349,9 @@ final class ProgressNode: Sendable {
       words.added.wrappingAdd(count, ordering: .acquiringAndReleasing)
     }
     version.wrappingAdd(ProgressWord.HandOver.closing, ordering: .acquiringAndReleasing)
+    if claimed {
+      noteChange()
+    }
     return claimed
   }
 
@@ -323,6 +385,13 @@ final class ProgressNode: Sendable {
 
   // MARK: - Reading
 
+  /// The share a frame last read of this child, when nothing under it changed since.
+  var keptShare: Double? {
+    guard changeMark.load(ordering: .acquiring) == ChangeMark.clean else { return nil }
+    let share = Double(bitPattern: lastShare.load(ordering: .relaxed))
+    return share.isNaN ? nil : share
+  }
+
   /// The node's progress now: its counts, and its unfinished children's fractions weighted by
   /// their assigned counts; `nil` when writers kept it from a consistent reading.
   func read(attempts: Int = ProgressNode.readAttempts) -> RunProgress? {
@@ -333,6 +402,22 @@ final class ProgressNode: Sendable {
   /// a consistent reading failed.
   func readAnyway() -> RunProgress {
     ProgressNode.read(self, attempts: ProgressNode.readAttempts, anyway: true) ?? .zero
+  }
+
+  /// A frame's reading of a run's root: only the nodes marked changed are read, and the last
+  /// reading of the others is kept; `nil` when writers kept it from a consistent reading.
+  ///
+  /// One reader at a time, the run's frames: it alone lowers the marks and keeps the readings.
+  func readChanges() -> RunProgress? {
+    if changeMark.load(ordering: .acquiring) == ChangeMark.clean,
+      let last = shared.withLock({ $0.lastReading })
+    {
+      return last
+    }
+    let progress = ProgressNode.read(
+      self, attempts: ProgressNode.readAttempts, anyway: false, keepingReadings: true)
+    shared.withLock { $0.lastReading = progress }
+    return progress
   }
 
   /// What a pair of words says, before the children are read.
@@ -377,6 +462,11 @@ final class ProgressNode: Sendable {
     let attempts: Int
     /// Whether the node is read anyway, racing writers, once a consistent reading fails.
     let mayReadAnyway: Bool
+    /// Whether this is a frame's reading: unchanged children give their last reading, and the
+    /// node keeps this one.
+    let keepsReadings: Bool
+    /// The node's ``ChangeMark`` once this reading lowered it.
+    var mark = ChangeMark.changed
     /// Whether it is read anyway now: its words as they are, its children read anyway.
     var isAnyway = false
     var attempt = 0
@@ -395,10 +485,54 @@ final class ProgressNode: Sendable {
     var shares = 0.0
     var passedFinished = false
 
-    init(_ node: ProgressNode, attempts: Int = ProgressNode.readAttempts, mayReadAnyway: Bool) {
+    init(
+      _ node: ProgressNode, attempts: Int = ProgressNode.readAttempts, mayReadAnyway: Bool,
+      keepsReadings: Bool
+    ) {
       self.node = node
       self.attempts = attempts
       self.mayReadAnyway = mayReadAnyway
+      self.keepsReadings = keepsReadings
+      if keepsReadings {
+        lowerMark()
+      }
+    }
+
+    /// Lowers the node's mark by one step before its words are read: a report stored after
+    /// this marks it again.
+    private mutating func lowerMark() {
+      let current = node.changeMark.load(ordering: .acquiring)
+      guard current != ChangeMark.clean else {
+        mark = current
+        return
+      }
+      let lowered = current - 1
+      let exchange = node.changeMark.compareExchange(
+        expected: current, desired: lowered, ordering: .acquiringAndReleasing)
+      mark = exchange.exchanged ? lowered : exchange.original
+    }
+
+    /// Keeps the node marked while a child under it is: so that the next frame reaches it.
+    mutating func keepMarked() {
+      guard mark == ChangeMark.clean else { return }
+      let exchange = node.changeMark.compareExchange(
+        expected: ChangeMark.clean, desired: ChangeMark.readOnce, ordering: .acquiringAndReleasing)
+      mark = exchange.exchanged ? ChangeMark.readOnce : exchange.original
+    }
+
+    /// Marks the node changed when its reading gave up: the next frame reads it again.
+    func giveUp() {
+      if keepsReadings {
+        node.changeMark.store(ChangeMark.changed, ordering: .releasing)
+      }
+    }
+
+    /// Keeps a finished reading of the node as a child, for frames while it is unchanged.
+    func keep(_ progress: RunProgress) {
+      if keepsReadings {
+        node.lastShare.store(
+          min(progress.fractionCompleted ?? 0, 1).bitPattern, ordering: .relaxed)
+      }
     }
 
     /// Reads the words for a new attempt: the progress they give alone, or the children to read.
@@ -442,14 +576,38 @@ final class ProgressNode: Sendable {
       return true
     }
 
-    /// The next unfinished child to read, passing over finished ones.
+    /// The next unfinished child to read, passing over finished ones and, in a frame's reading,
+    /// taking in the last reading of the unchanged ones.
     mutating func nextChild() -> ProgressNode? {
-      while next < children.count {
-        guard children[next].isFinished else { return children[next] }
-        passedFinished = true
-        next += 1
+      let usesReadings = keepsReadings && !isAnyway
+      // Through the buffer: a frame over thousands of unchanged children then costs a few loads
+      // each, not a retain and a release of each.
+      let (index, kept, passed) = children.withUnsafeBufferPointer { children in
+        var index = next
+        var kept = 0.0
+        var passed = false
+        while index < children.count {
+          // The list holds each child for as long as this reading runs: borrowed, not retained.
+          let step = Unmanaged.passUnretained(children[index])._withUnsafeGuaranteedRef {
+            child -> Double? in
+            if child.isFinished { return -1 }
+            guard usesReadings, let share = child.keptShare else { return nil }
+            return Double(child.assigned) * share
+          }
+          guard let step else { break }
+          if step < 0 {
+            passed = true
+          } else {
+            kept += step
+          }
+          index += 1
+        }
+        return (index, kept, passed)
       }
-      return nil
+      next = index
+      shares += kept
+      passedFinished = passedFinished || passed
+      return next < children.count ? children[next] : nil
     }
 
     /// Takes in the reading of the child ``nextChild()`` gave.
@@ -499,46 +657,60 @@ final class ProgressNode: Sendable {
   /// under it. A child that could not be read already spent its own attempts, so its parent
   /// gives up at once rather than multiply retries with the depth of the tree; with `anyway`,
   /// a node that gives up is then read as it is, its children anyway too.
-  private static func read(_ root: ProgressNode, attempts: Int, anyway: Bool) -> RunProgress? {
-    var stack = [Reading(root, attempts: attempts, mayReadAnyway: anyway)]
-    // What the reading just popped gave its parent: a progress, or `nil` when it gave up.
-    var returned: RunProgress?? = nil
+  private static func read(
+    _ root: ProgressNode, attempts: Int, anyway: Bool, keepingReadings: Bool = false
+  ) -> RunProgress? {
+    var stack = [
+      Reading(root, attempts: attempts, mayReadAnyway: anyway, keepsReadings: keepingReadings)
+    ]
+    // What the reading just popped gave its parent: a progress, or `nil` when it gave up; and
+    // whether the popped node is still marked.
+    var returned: (progress: RunProgress?, marked: Bool)? = nil
     while !stack.isEmpty {
       let top = stack.count - 1
       if let result = returned {
         returned = nil
-        if let progress = result {
+        if result.marked {
+          stack[top].keepMarked()
+        }
+        if let progress = result.progress {
           stack[top].add(progress)
         } else {
           stack[top].endChildren()
           guard stack[top].fallBack() else {
-            stack.removeLast()
-            returned = .some(nil)
+            stack.removeLast().giveUp()
+            returned = (nil, true)
             continue
           }
         }
       }
       if stack[top].needsWords, !stack[top].readWords() {
         guard stack[top].fallBack() else {
-          stack.removeLast()
-          returned = .some(nil)
+          stack.removeLast().giveUp()
+          returned = (nil, true)
           continue
         }
         continue
       }
       if let child = stack[top].nextChild() {
-        stack.append(Reading(child, mayReadAnyway: stack[top].isAnyway))
+        stack.append(
+          Reading(
+            child, mayReadAnyway: stack[top].isAnyway,
+            keepsReadings: stack[top].keepsReadings && !stack[top].isAnyway))
         continue
       }
       stack[top].endChildren()
       if stack[top].isConsistent {
-        returned = .some(stack.removeLast().progress)
+        let reading = stack.removeLast()
+        let progress = reading.progress
+        reading.keep(progress)
+        returned = (progress, reading.mark != ChangeMark.clean)
       } else {
         stack[top].attempt += 1
         stack[top].needsWords = true
       }
     }
-    return returned ?? nil
+    return returned?.progress
   }
 
   deinit {

@@ -65,6 +65,7 @@ extension TaskRunner {
       let fraction = min(max(fractionCompleted, 0), 1) + 0
       node.words.write(
         total: ProgressWord.fractionMode, count: ProgressWord.payload(fraction: fraction))
+      node.noteChange()
       if fraction == 1 && node.isChild {
         node.finishIfComplete()
       }
@@ -85,6 +86,7 @@ extension TaskRunner {
         let countPayload = ProgressWord.payload(base: base)
       {
         node.words.write(total: totalPayload, count: countPayload)
+        node.noteChange()
       } else {
         node.storeWide(base: base, total: total)
       }
@@ -133,6 +135,7 @@ extension TaskRunner {
     @inlinable
     public func complete(count: Int) {
       node.words.add(max(count, 0))
+      node.noteChange()
       if node.isChild {
         node.finishIfComplete()
       }
@@ -181,11 +184,13 @@ extension TaskRunner {
     public func reportIndeterminate(completed: Int? = nil) {
       guard let completed else {
         node.words.write(total: ProgressWord.indeterminateMode, count: 0)
+        node.noteChange()
         return
       }
       let base = node.words.base(for: max(completed, 0))
       if let count = ProgressWord.payload(base: base) {
         node.words.write(total: ProgressWord.indeterminateCountingMode, count: count)
+        node.noteChange()
       } else {
         node.storeWide(base: base, total: nil)
       }

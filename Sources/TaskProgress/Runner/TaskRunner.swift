@@ -388,7 +388,7 @@ public final class TaskRunner {
     let signals = run.root.signals
     signals.markFrame()
     return RunStateMachine.Reading(
-      progress: final ? run.root.readAnyway() : run.root.read(),
+      progress: final ? run.root.readAnyway() : run.root.readChanges(),
       message: signals.messages.read(ifChangedSince: run.messageVersion))
   }
 

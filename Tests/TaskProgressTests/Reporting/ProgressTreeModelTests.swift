@@ -430,9 +430,22 @@ struct ProgressTreeModelTests {
     if let totalCount {
       driver.model.report(totalCount: totalCount)
     }
+    var frames = Generator(seed: seed ^ 0xF4A3)
     for _ in 0..<count {
       driver.step()
       if driver.leftTheExactRange { return (nil, true) }
+      // A frame after some events, not all: what a frame keeps from the last one must still
+      // be right after several changes, or none.
+      if frames.below(3) == 0, let frame = driver.root.node.readChanges(),
+        !agree(frame, driver.model.progress)
+      {
+        return (
+          driver.failure(
+            seed: seed,
+            "frame \(frame.debugDescription), model \(driver.model.progress.debugDescription)"),
+          false
+        )
+      }
       let (actual, expected) = (driver.root.progress, driver.model.progress)
       if !agree(actual, expected) {
         return (
