@@ -27,6 +27,14 @@ enum BenchCase: String, CaseIterable, Encodable {
   case manyBare = "many-bare"
   case busy
   case idle
+  case childComplete = "child-complete"
+  case queue
+  case queueBare = "queue-bare"
+  case manyChildren = "children"
+  case manyChildrenRare = "children-rare"
+  case manyItems = "items"
+  case manyItemsUnwatched = "items-unwatched"
+  case manyItemsBare = "items-bare"
 
   /// The short name the report uses, and what the case measures.
   var tagAndTitle: (tag: String, title: String) {
@@ -57,6 +65,14 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .manyBare: ("h'", "N bare tasks + one ticker")
     case .busy: ("i", "busy pool, one run, no checkpoint")
     case .idle: ("idle", "idle runner wake-ups")
+    case .childComplete: ("k'", "child Reporter.complete(count: 1)")
+    case .queue: ("s", "queue of trivial runs in a group, drawn")
+    case .queueBare: ("s0", "queue of trivial runs, no group")
+    case .manyChildren: ("t", "N unfinished children, frames at 60 Hz")
+    case .manyChildrenRare: ("t0", "N unfinished children, frames every 60 s")
+    case .manyItems: ("h10", "N runners, run(over:) 10 ms items, observed")
+    case .manyItemsUnwatched: ("h10u", "N runners, run(over:) 10 ms items")
+    case .manyItemsBare: ("h10'", "N bare tasks, 10 ms sleeps + one ticker")
     }
   }
 
@@ -75,6 +91,11 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .stream: options.streamAtLargeSize ? options.sizes : [options.sizes[0]]
     case .many, .manyBare: [1, 100, 400, 1000]
     case .group: [10, 100, 1000]
+    case .queue, .queueBare: Report.queueSizes
+    case .manyChildren, .manyChildrenRare:
+      options.quick ? [8_000, 64_000] : [8_000, 64_000, 1_000_000]
+    case .manyItems, .manyItemsUnwatched, .manyItemsBare: [100, 400]
+    case .childComplete: options.sizes
     case .foundationProgress, .atomic, .reporter, .runOver, .handLoop, .reporterX2, .reporterX8,
       .atomicAdd, .atomicAddX8, .childReporter, .complete, .completeX8, .bytes, .message:
       options.sizes
@@ -116,6 +137,16 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .busy: return await Measure.busyPool()
     case .idle: return await Measure.idle(seconds: quick ? 1 : 2)
     case .drain: return await Measure.drainFrame(frames: quick ? 50 : 200)
+    case .queue, .queueBare:
+      _ = await Measure.queue(n: min(n, 1000), grouped: self == .queue)
+      return await Measure.queue(n: n, grouped: self == .queue)
+    case .manyChildren, .manyChildrenRare:
+      _ = await Measure.manyChildren(n: min(n, 8000), frequentFrames: self == .manyChildren)
+      return await Measure.manyChildren(n: n, frequentFrames: self == .manyChildren)
+    case .manyItems, .manyItemsUnwatched, .manyItemsBare:
+      let mode: Measure.ManyItemsMode =
+        self == .manyItems ? .watched : self == .manyItemsBare ? .bare : .unwatched
+      return await Measure.manyItems(n: n, mode: mode)
     case .group: return await Measure.groupFrames(n: n, frames: quick ? 50 : 200)
     case .bars: return await Measure.groupRendering(drawnFrames: quick ? 50 : 200)
     case .followedProgress:
@@ -139,6 +170,7 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .childReporter: measure = Measure.childReporterLoop
     case .complete: measure = { await Measure.completeLoop(n: $0, tasks: 1) }
     case .completeX8: measure = { await Measure.completeLoop(n: $0, tasks: 8) }
+    case .childComplete: measure = Measure.childCompleteLoop
     case .bytes: measure = Measure.byteCountLoop
     case .message: measure = Measure.messageLoop
     }

@@ -142,7 +142,7 @@ struct Report {
     let failures = jobs.flatMap(\.failures).count
     let unfinished = jobs.flatMap(\.runs).filter { $0["finished"] == 0 }.count
     return runnerTargets + compositionTargets + groupTargets + barsTargets + followedTargets
-      + frameTargets
+      + frameTargets + childCompleteTargets + scaleTargets
       + [
         Target(
           "Every child process succeeded and every run ended in .finished",
@@ -167,7 +167,7 @@ struct Report {
     if !(pool + drain + idle).isEmpty {
       lines.append(Self.poolNote + " " + Self.drainNote)
     }
-    lines += barsNote + manyTable + groupTable + followedProgressLines
+    lines += barsNote + manyTable + groupTable + followedProgressLines + scaleTables
 
     let comparisons = sizes.flatMap { n in
       (runnerRatios(n) + compositionRatios(n)).compactMap { name, value, meaning in
@@ -200,7 +200,11 @@ struct Report {
   /// The table of every case and size but those with tables of their own, and its legend.
   private var mainTable: [String] {
     let rows = jobs.filter {
-      $0.n > 0 && !$0.runs.isEmpty && ![.many, .manyBare, .group].contains($0.benchCase)
+      $0.n > 0 && !$0.runs.isEmpty
+        && ![
+          .many, .manyBare, .group, .queue, .queueBare, .manyChildren, .manyChildrenRare,
+          .manyItems, .manyItemsUnwatched, .manyItemsBare,
+        ].contains($0.benchCase)
     }
     guard !rows.isEmpty else { return [] }
     let header = [

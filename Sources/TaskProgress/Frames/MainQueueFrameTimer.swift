@@ -13,6 +13,13 @@ final class MainQueueFrameTimer<C: Clock<Duration>>: FrameTimer {
   private let origin: C.Instant
   private let source: any DispatchSourceTimer
   private var isArmed = false
+  /// The deadline the source is set for, armed or not, until it fires.
+  ///
+  /// Disarming leaves the source set: a client that asks for frames again before that deadline
+  /// (the next of a queue of short runs, say) re-arms it without a system call, and otherwise it
+  /// fires once, does nothing, and is left unset. Setting a dispatch timer wakes Dispatch's
+  /// manager thread, which cost more than a short run's own work.
+  private var scheduledDeadline: Duration?
 
   init(clock: C) {
     self.clock = clock
@@ -33,24 +40,29 @@ final class MainQueueFrameTimer<C: Clock<Duration>>: FrameTimer {
     source.setEventHandler { [weak self] in
       // A main-queue timer runs on the main thread, where the main actor runs.
       MainActor.assumeIsolated {
-        guard let self, self.isArmed else { return }
-        self.isArmed = false
+        guard let self else { return }
+        self.scheduledDeadline = nil
         TaskRunner.countSystemFrameWakeUp()
+        guard self.isArmed else { return }
+        self.isArmed = false
         handler()
       }
     }
   }
 
   func arm(at deadline: Duration) {
+    isArmed = true
+    if scheduledDeadline == deadline {
+      return
+    }
+    scheduledDeadline = deadline
     let delay = max(deadline - now(), .zero)
     let nanoseconds = Int(min(delay / .nanoseconds(1), Double(Int.max / 2)).rounded(.up))
-    isArmed = true
     source.schedule(
       deadline: .now() + .nanoseconds(nanoseconds), repeating: .never, leeway: .microseconds(250))
   }
 
   func disarm() {
     isArmed = false
-    source.schedule(deadline: .distantFuture)
   }
 }

@@ -105,6 +105,10 @@ public final class TaskRunnerGroup {
   @ObservationIgnored private var sums = GroupSums()
   /// The members that changed since the last frame.
   @ObservationIgnored private var changed: [MemberState] = []
+  /// The members whose runs ended since ``removeEnded()`` last ran, some of them since started
+  /// again or removed: what it looks at, rather than every member. Identities, so that a
+  /// runner removed is not kept.
+  @ObservationIgnored private var ended: [ObjectIdentifier] = []
   /// The shares changed since the sums were last added up afresh.
   @ObservationIgnored private var changesSinceExactSums = 0
   @ObservationIgnored private var summaryValue = Summary.empty
@@ -234,12 +238,15 @@ public final class TaskRunnerGroup {
 
   /// Removes every runner whose last run ended, finished, failed or cancelled: what a queue
   /// clears away.
+  ///
+  /// It costs the members whose runs ended since it last ran, not every member.
   public func removeEnded() {
-    for state in slots {
-      guard let runner = state?.member.runner else { continue }
-      switch runner.state.phase {
-      case .finished, .failed, .cancelled: remove(runner)
-      case .idle, .running, .paused: break
+    // In the order the members joined, as they are listed.
+    let candidates = ended.compactMap { states[$0] }.sorted { $0.slot < $1.slot }
+    ended = []
+    for state in candidates where state.isMember {
+      if state.member.runner.state.phase.isTerminal {
+        remove(state.member.runner)
       }
     }
   }
@@ -262,6 +269,9 @@ public final class TaskRunnerGroup {
       let old = state.latest.state.phase
       state.take(update)
       changeShare(of: state)
+      if update.state.phase.isTerminal && !old.isTerminal {
+        ended.append(id)
+      }
       if isFirst {
         isFirst = false  // counted by `insert`
       } else {
@@ -278,6 +288,9 @@ public final class TaskRunnerGroup {
       }
     }
     note(from: nil, to: state.latest.state.phase)
+    if state.latest.state.phase.isTerminal {
+      ended.append(member.id)
+    }
     renderers.publish(.joined(member, state.latest))
     return true
   }

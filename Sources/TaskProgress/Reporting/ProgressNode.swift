@@ -98,10 +98,33 @@ final class ProgressNode: Sendable {
     }
 
     /// Adds completed units: one atomic add.
+    ///
+    /// - Returns: What was added since the node began, this count included.
     @inlinable
     @inline(__always)
-    func add(_ count: Int) {
-      added.wrappingAdd(count, ordering: .relaxed)
+    @discardableResult
+    func add(_ count: Int) -> Int {
+      added.wrappingAdd(count, ordering: .relaxed).newValue
+    }
+
+    /// Whether units added up to `added` may have completed a total: `false` only when the
+    /// words hold a total and a count of one report, and the count with `added` is below it.
+    ///
+    /// Two loads and a comparison, so that `complete(count:)` on a child costs about what it
+    /// does on a root. No other mode completes by adding units (a fraction, an unknown size, a
+    /// total never given), except wide counts, which say `true`, as does a report caught
+    /// half-way: the full check decides. A report that changes the total or the count checks
+    /// for itself.
+    @inlinable
+    @inline(__always)
+    func mayHaveCompleted(added: Int) -> Bool {
+      let total = ProgressWord(rawValue: totalWord.load(ordering: .acquiring))
+      guard total.payload < ProgressWord.fractionMode else {
+        return total.payload == ProgressWord.wideMode
+      }
+      let count = ProgressWord(rawValue: countWord.load(ordering: .acquiring))
+      guard count.isSameGeneration(as: total) else { return true }
+      return ProgressWord.completed(base: count.base, added: added) >= Int(total.payload)
     }
 
     /// Stores a report: the total word when it changed (with a new generation), then the count.

@@ -30,6 +30,7 @@ struct ProgressWord: Equatable, Sendable {
   @usableFromInline static let payloadMask: UInt64 = (1 << 62) - 1
 
   /// The generation, 0 to 3.
+  @inlinable
   var generation: Int { Int(rawValue >> 62) }
 
   @inlinable
@@ -49,6 +50,7 @@ struct ProgressWord: Equatable, Sendable {
   }
 
   /// Whether two words were written for the same total.
+  @inlinable
   func isSameGeneration(as other: ProgressWord) -> Bool {
     generation == other.generation
   }
@@ -116,6 +118,7 @@ struct ProgressWord: Equatable, Sendable {
   }
 
   /// The base a count word holds.
+  @inlinable
   var base: Int { Int(truncatingIfNeeded: Int64(bitPattern: rawValue << 2) >> 2) }
 
   /// A count word's payload for a fraction in `0...1`, whose bits fit in 62.
@@ -140,6 +143,7 @@ struct ProgressWord: Equatable, Sendable {
   // MARK: - Counts
 
   /// The completed count of a base and the units added since the node began.
+  @inlinable
   static func completed(base: Int, added: Int) -> Int {
     saturated(base &+ added)
   }
@@ -150,6 +154,7 @@ struct ProgressWord: Equatable, Sendable {
   ///
   /// A count is the last one reported plus the units added since; reaching 2^64 takes more than
   /// `Int.max` units added without a report in between.
+  @inlinable
   static func saturated(_ sum: Int) -> Int {
     sum < 0 ? Int.max : sum
   }

@@ -134,9 +134,9 @@ extension TaskRunner {
     /// ```
     @inlinable
     public func complete(count: Int) {
-      node.words.add(max(count, 0))
+      let added = node.words.add(max(count, 0))
       node.noteChange()
-      if node.isChild {
+      if node.isChild && node.words.mayHaveCompleted(added: added) {
         node.finishIfComplete()
       }
     }

@@ -286,8 +286,9 @@ public final class TaskRunner {
     // that whatever a change handler does with the runner, a cancel finds the task to cancel.
     guard let run = machine.start(root: root, waiter: waiter, at: now) else { return nil }
     // An unstructured task, not detached: it inherits the caller's priority and task-locals.
-    // Its body is on the main actor; the operation, being `@concurrent`, runs off it.
-    let task = Task(priority: priority) { [weak self] in
+    // Its body is `@concurrent`: it starts off the main actor, where the operation runs, and
+    // comes to the main actor once, with the end, so that a run costs the main actor one job.
+    let task = Task(priority: priority) { @concurrent [weak self] in
       let result: Result<Void, any Error>
       do {
         try Task.checkCancellation()  // cancelled before it began: never call the operation
@@ -296,7 +297,7 @@ public final class TaskRunner {
       } catch {
         result = .failure(error)
       }
-      self?.operationEnded(run, with: result)
+      await self?.operationEnded(run, with: result)
     }
     machine.launched(task, for: run)
     withMutation(keyPath: \.state) {}

@@ -51,4 +51,25 @@ struct TaskRunnerGroupMembershipTests {
     #expect(group.fractionCompleted == 0)
     #expect(group.summary.totalUnits == 500)
   }
+
+  @Test func removeEndedKeepsARunnerThatStartedAgainAndTakesOneThatJoinedEnded() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let (again, joinedEnded, waiting) = (
+      TaskRunner(animation: .instant, clock: clock), TaskRunner(animation: .instant, clock: clock),
+      TaskRunner(animation: .instant, clock: clock)
+    )
+    _ = await joinedEnded.run { _ in }
+    group.add(again, label: "again")
+    group.add(joinedEnded, label: "joined ended")
+    group.add(waiting, label: "waiting")
+    _ = await again.run { _ in }
+    let run = await HeldRun.start(on: again)  // ended once, running again
+    group.removeEnded()
+    let afterFirst = group.members.map(\.label)
+    run.proceed.open()
+    _ = await again.lastRunTask?.value
+    group.removeEnded()
+    #expect(afterFirst == ["again", "waiting"])
+    #expect(group.members.map(\.label) == ["waiting"])
+  }
 }
