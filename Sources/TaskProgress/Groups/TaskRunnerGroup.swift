@@ -105,9 +105,10 @@ public final class TaskRunnerGroup {
   @ObservationIgnored private var sums = GroupSums()
   /// The members that changed since the last frame.
   @ObservationIgnored private var changed: [MemberState] = []
-  /// The members whose runs ended since ``removeEnded()`` last ran, some of them since started
-  /// again or removed: what it looks at, rather than every member. Identities, so that a
-  /// runner removed is not kept.
+  /// The members whose runs ended since ``removeEnded()`` last ran: what it looks at.
+  ///
+  /// Some of them started again or left since. Identities, so that a runner that left is not
+  /// kept.
   @ObservationIgnored private var ended: [ObjectIdentifier] = []
   /// The shares changed since the sums were last added up afresh.
   @ObservationIgnored private var changesSinceExactSums = 0
