@@ -56,10 +56,7 @@ extension Measure {
   /// reporter. Both loops are the same code, so that their ratio is what a child costs; (d), a loop
   /// written differently, can differ by the code the compiler makes of it.
   static func childReporterLoop(n: Int) async -> Metrics {
-    let root = await reportLoop(n: n, onAChild: false)
-    var metrics = await reportLoop(n: n, onAChild: true)
-    metrics["rootReports"] = root["wall"]
-    return metrics
+    await onAChildBesideTheRoot(rootKey: "rootReports") { await reportLoop(n: n, onAChild: $0) }
   }
 
   /// `report(completed: i, of: n)` for `i` in `1...n` in one run, on the run's reporter or on a

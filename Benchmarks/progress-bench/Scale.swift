@@ -281,9 +281,17 @@ extension Measure {
   /// `subprogress(assigningCount: 1).start(totalCount: n + 1)`, and beside it the same loop on
   /// the run's own reporter (`rootCompletes`); only the loops are timed.
   static func childCompleteLoop(n: Int) async -> Metrics {
-    let root = await completes(n: n, onAChild: false)
-    var metrics = await completes(n: n, onAChild: true)
-    metrics["rootCompletes"] = root["wall"]
+    await onAChildBesideTheRoot(rootKey: "rootCompletes") { await completes(n: n, onAChild: $0) }
+  }
+
+  /// What `measure` measures on a child (`true`), with the wall time of the same measurement on
+  /// the run's own reporter (`false`) under `rootKey`: measured first, in the same process.
+  static func onAChildBesideTheRoot(
+    rootKey: String, _ measure: (Bool) async -> Metrics
+  ) async -> Metrics {
+    let root = await measure(false)
+    var metrics = await measure(true)
+    metrics[rootKey] = root["wall"]
     return metrics
   }
 
