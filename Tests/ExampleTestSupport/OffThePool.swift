@@ -1,4 +1,5 @@
 import Foundation
+package import Testing
 
 /// Runs `body` on a thread of its own, and waits for it without holding a thread of Swift's
 /// pool.
@@ -27,7 +28,35 @@ package func offThePool<Value: Sendable>(
 
 extension Process {
   /// Waits until the process has exited, off the pool.
-  package func exit() async {
-    await offThePool { self.waitUntilExit() }
+  ///
+  /// A program still running after `limit` hangs: it is ended with `SIGKILL`, and an issue is
+  /// recorded.
+  package func exit(
+    within limit: Duration = ProgramProcess.exitLimit,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    guard await offThePool({ self.waitUntilExit(within: limit) }) else {
+      let name = executableURL?.lastPathComponent ?? "the program"
+      Issue.record(
+        "\(name) was killed after \(limit) waiting for it to exit", sourceLocation: sourceLocation)
+      return
+    }
+  }
+
+  /// Waits at most `limit` for the process to exit, then ends it with `SIGKILL`.
+  ///
+  /// Returns whether it exited by itself. It blocks its thread.
+  func waitUntilExit(within limit: Duration) -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while isRunning {
+      guard ContinuousClock.now < deadline else {
+        kill(processIdentifier, SIGKILL)
+        waitUntilExit()
+        return false
+      }
+      usleep(5_000)
+    }
+    waitUntilExit()
+    return true
   }
 }

@@ -1,4 +1,6 @@
 package import Foundation
+import Synchronization
+package import Testing
 
 /// A built example program, run as a user runs it: piped, with arguments, maybe signalled.
 ///
@@ -44,6 +46,10 @@ package struct ProgramProcess: Sendable {
   /// Signalled when the process has exited.
   private let exited = DispatchSemaphore(value: 0)
 
+  /// How long a test waits for an example program to write what it waits for, or to exit: the
+  /// programs run for a few seconds at most, slower under ThreadSanitizer on a busy machine.
+  package static let exitLimit: Duration = .seconds(60)
+
   /// `product` with `arguments`, its standard input empty, its output and error piped.
   package init(_ product: String, _ arguments: [String], environment: [String: String] = [:]) {
     process.executableURL = ProgramProcess.executable(product)
@@ -77,8 +83,16 @@ package struct ProgramProcess: Sendable {
   }
 
   /// Reads standard output until a line containing `text` has arrived; returns what was read.
-  package func readOutput(until text: String) async -> String {
-    await offThePool { self.readOutputBlocking(until: text) }
+  ///
+  /// A program still running after ``exitLimit`` hangs: it is ended with `SIGKILL`, which ends
+  /// the read, and an issue is recorded.
+  package func readOutput(
+    until text: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> String {
+    await killing(
+      after: Self.exitLimit, waitingFor: "its output to say \"\(text)\"",
+      sourceLocation: sourceLocation
+    ) { self.readOutputBlocking(until: text) }
   }
 
   private func readOutputBlocking(until text: String) -> String {
@@ -125,9 +139,46 @@ package struct ProgramProcess: Sendable {
     }
   }
 
-  /// Waits for the process and collects what is left of its output.
-  package func finish(alreadyRead: String = "") async -> Result {
-    await offThePool { self.finishBlocking(alreadyRead: alreadyRead) }
+  /// Waits for the process and collects what is left of its output, reading it as it comes.
+  ///
+  /// A program still running after ``exitLimit`` hangs: it is ended with `SIGKILL`, and an
+  /// issue is recorded.
+  package func finish(
+    alreadyRead: String = "", sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> Result {
+    await killing(after: Self.exitLimit, waitingFor: "it to exit", sourceLocation: sourceLocation) {
+      self.finishBlocking(alreadyRead: alreadyRead)
+    }
+  }
+
+  /// Runs `body`, which blocks until the process writes or exits, off the pool; if the process
+  /// is still running after `limit`, ends it with `SIGKILL`, which ends `body`'s reads, and
+  /// records an issue that says what the test waited for.
+  private func killing<Value: Sendable>(
+    after limit: Duration, waitingFor what: String, sourceLocation: SourceLocation,
+    _ body: @escaping @Sendable () -> Value
+  ) async -> Value {
+    let killed = Killed()
+    let (process, exited) = (self.process, self.exited)
+    let deadline = DispatchWorkItem {
+      guard exited.wait(timeout: .now()) == .timedOut else {
+        exited.signal()  // for a later wait
+        return
+      }
+      killed.mark()
+      kill(process.processIdentifier, SIGKILL)
+    }
+    let nanoseconds = Int(limit / .nanoseconds(1))
+    DispatchQueue.global().asyncAfter(
+      deadline: .now() + .nanoseconds(nanoseconds), execute: deadline)
+    let value = await offThePool(body)
+    deadline.cancel()
+    if killed.isMarked {
+      let name = process.executableURL?.lastPathComponent ?? "the program"
+      Issue.record(
+        "\(name) was killed after \(limit) waiting for \(what)", sourceLocation: sourceLocation)
+    }
+    return value
   }
 
   private func finishBlocking(alreadyRead: String) -> Result {
@@ -140,4 +191,13 @@ package struct ProgramProcess: Sendable {
       output: alreadyRead + String(decoding: rest, as: UTF8.self),
       error: String(decoding: errorText, as: UTF8.self))
   }
+}
+
+/// Whether a deadline ended a process.
+private final class Killed: Sendable {
+  private let flag = Mutex(false)
+
+  func mark() { flag.withLock { $0 = true } }
+
+  var isMarked: Bool { flag.withLock { $0 } }
 }

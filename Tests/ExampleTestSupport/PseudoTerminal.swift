@@ -93,21 +93,7 @@ package final class PseudoTerminal: @unchecked Sendable {  // SAFETY: above
   package func waitForExit(
     of process: Process, within limit: Duration = .seconds(60)
   ) async -> Bool {
-    await offThePool { PseudoTerminal.waitForExit(of: process, within: limit) }
-  }
-
-  private static func waitForExit(of process: Process, within limit: Duration) -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while process.isRunning {
-      guard ContinuousClock.now < deadline else {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        return false
-      }
-      usleep(5_000)
-    }
-    process.waitUntilExit()
-    return true
+    await offThePool { process.waitUntilExit(within: limit) }
   }
 
   /// Reads until the program has closed the terminal.

@@ -77,12 +77,12 @@ struct RunStatesTests {
     }
     #expect(await states.take(1) == [.running(0)])
     for index in 0..<2 {
-      await reached[index].wait()
+      await reached[index].wait(for: "report \(index + 1) of the operation")
       harness.clock.advance(by: frame)
       #expect(await states.take(1) == [.running(RunProgress(completed: index + 1, of: 3))])
       proceed[index].open()
     }
-    await harness.recorder.waitForTerminalState()
+    await harness.recorder.waitForEnd()
     #expect(await states.take(2) == [.running(RunProgress(completed: 3, of: 3)), .finished])
     let expected: [RunState] = [
       .idle, .running(0), .running(RunProgress(completed: 1, of: 3)),
@@ -122,11 +122,11 @@ struct RunStatesTests {
       }
     }
     for index in 0..<3 {
-      await reached[index].wait()
+      await reached[index].wait(for: "report \(index + 1) of the operation")
       clock.advance(by: frame)
       proceed[index].open()
     }
-    await recorder.waitForTerminalState()
+    await recorder.waitForEnd()
     runner!.reset()
     // A run that reports, then is cancelled.
     let reported = Latch()
@@ -135,7 +135,7 @@ struct RunStatesTests {
       reported.open()
       await Latch().wait()
     }
-    await reported.wait()
+    await reported.wait(for: "the operation to report")
     clock.advance(by: frame)
     runner!.cancel()
     // A run that fails after a report the runner reads as it ends.
@@ -270,7 +270,7 @@ struct RunStatesTests {
       taken += await iterator.takeAll()
       return taken
     }
-    await registered.wait()
+    await registered.wait(for: "the consumer to register")
     _ = await runner.run { _ in }  // running(0) and finished wait in the buffer
     consumer.cancel()
     #expect(await consumer.value == [.idle])
@@ -304,7 +304,7 @@ struct RunStatesTests {
       }
       return consumed
     }
-    await registered.wait()
+    await registered.wait(for: "the consumer to register")
     for cycle in 0..<cycles {
       let start = clock.now
       runner!.start { reporter in
@@ -368,7 +368,7 @@ extension RunStatesTests {
     taken += await states.take(1)
     await waitUntil("Observations to yield 2 states") { log.states.count == 2 }
     proceed.open()
-    await harness.recorder.waitForTerminalState()
+    await harness.recorder.waitForEnd()
     taken += await states.take(2)
     await waitUntil("Observations to yield 3 states") { log.states.count == 3 }
     runner.start { _ in await Latch().wait() }
@@ -427,24 +427,72 @@ extension RunStatesTests {
   }
 }
 
+/// An iterator lent to a task of its own for one bounded wait.
+// SAFETY: one task at a time touches it: the task it is lent to, while the lender awaits that
+// task's end in a task group, then the lender.
+private final class LentIterator: @unchecked Sendable {  // SAFETY: above
+  var iterator: RunStates.AsyncIterator
+  var taken: [RunState] = []
+
+  init(_ iterator: RunStates.AsyncIterator) {
+    self.iterator = iterator
+  }
+}
+
 extension RunStates.AsyncIterator {
   /// Takes the next `count` states, fewer if the sequence ends first.
+  ///
+  /// Past `limit` it records an issue, ends the sequence and returns the states taken so far.
   mutating func take(
-    _ count: Int, isolation actor: isolated (any Actor)? = #isolation
+    _ count: Int, within limit: Duration = waitLimit,
+    isolation actor: isolated (any Actor)? = #isolation,
+    sourceLocation: SourceLocation = #_sourceLocation
   ) async -> [RunState] {
-    var taken: [RunState] = []
-    while taken.count < count, let state = await next(isolation: actor) {
-      taken.append(state)
-    }
-    return taken
+    await take(upTo: count, waitingFor: "\(count) states", within: limit, at: sourceLocation)
   }
 
   /// Takes every state until the sequence ends.
-  mutating func takeAll(isolation actor: isolated (any Actor)? = #isolation) async -> [RunState] {
-    var taken: [RunState] = []
-    while let state = await next(isolation: actor) {
-      taken.append(state)
+  ///
+  /// Past `limit` it records an issue, ends the sequence and returns the states taken so far.
+  mutating func takeAll(
+    within limit: Duration = waitLimit, isolation actor: isolated (any Actor)? = #isolation,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> [RunState] {
+    await take(upTo: .max, waitingFor: "the sequence to end", within: limit, at: sourceLocation)
+  }
+
+  /// Takes states in a task of its own, which the deadline cancels; cancelling the caller's
+  /// task ends the sequence, as it ends a plain iteration, and is no timeout.
+  private mutating func take(
+    upTo count: Int, waitingFor what: String, within limit: Duration,
+    isolation actor: isolated (any Actor)? = #isolation, at sourceLocation: SourceLocation
+  ) async -> [RunState] {
+    let lent = LentIterator(self)
+    let timedOut = await withTaskGroup(of: Bool?.self) { group in
+      group.addTask {
+        while lent.taken.count < count, let state = await lent.iterator.next() {
+          lent.taken.append(state)
+        }
+        return false
+      }
+      group.addTask {
+        let clock = ContinuousClock()
+        // Not a sleep that decides a result: the deadline of the wait beside it.
+        try? await clock.sleep(until: clock.now + limit)
+        return Task.isCancelled ? nil : true
+      }
+      var timedOut = false
+      for await outcome in group where outcome != nil {
+        timedOut = timedOut || outcome == true
+        group.cancelAll()
+      }
+      return timedOut
     }
-    return taken
+    self = lent.iterator
+    if timedOut {
+      recordTimeout(
+        waitingFor: "\(what) (taken: \(lent.taken))", after: limit, sourceLocation: sourceLocation)
+    }
+    return lent.taken
   }
 }

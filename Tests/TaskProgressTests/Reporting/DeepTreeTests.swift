@@ -1,5 +1,6 @@
 import Foundation
 import TaskProgress
+import TaskProgressTestSupport
 import Testing
 
 /// Trees far deeper than a call stack: reading, finishing and releasing walk them with loops, so
@@ -25,18 +26,8 @@ struct DeepTreeTests {
     return chain
   }
 
-  /// Runs `work` on a thread of its own and returns what it returns: seconds of it under the
-  /// sanitizer hold no thread of the pool that other suites' tasks wait for.
-  static func offThePool<Value: Sendable>(
-    _ work: @escaping @Sendable () -> Value
-  ) async -> Value {
-    await withCheckedContinuation { continuation in
-      Thread { continuation.resume(returning: work()) }.start()
-    }
-  }
-
   @Test func aDeepChainIsReadFinishedAndReleased() async {
-    let readings = await Self.offThePool { () -> [RunProgress] in
+    let readings = await onThreadsOfItsOwn { _ -> [RunProgress] in
       let root = TaskRunner.Reporter(totalCount: 2)
       var chain = Self.chain(under: root, depth: Self.depth)
       // The leaf halfway: the level above it is at a quarter, and each level above that at a
@@ -61,7 +52,7 @@ struct DeepTreeTests {
   }
 
   @Test func aDeepChainReleasedUnfinishedCompletesItsRoot() async {
-    let readings = await Self.offThePool { () -> [RunProgress] in
+    let readings = await onThreadsOfItsOwn { _ -> [RunProgress] in
       let root = TaskRunner.Reporter(totalCount: 1)
       var chain = Self.chain(under: root, depth: Self.depth)
       let before = root.progress
@@ -75,7 +66,7 @@ struct DeepTreeTests {
   }
 
   @Test func aRootReleasedLastTakesADeepChainWithIt() async {
-    let reading = await Self.offThePool { () -> RunProgress? in
+    let reading = await onThreadsOfItsOwn { _ -> RunProgress? in
       var root: TaskRunner.Reporter? = TaskRunner.Reporter(totalCount: 1)
       var chain = Self.chain(under: root!, depth: Self.depth)
       // Every child's reporter goes first, unread: the nodes are then held by their parents

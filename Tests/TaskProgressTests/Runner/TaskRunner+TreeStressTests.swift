@@ -1,3 +1,4 @@
+import TaskProgressTestSupport
 import Testing
 
 @testable import TaskProgress
@@ -41,13 +42,16 @@ struct TaskRunnerTreeStressTests {
   /// The work of one run: each worker starts children one after another, gives each a
   /// grandchild it releases unfinished, a subprogress it drops and added counts, and releases
   /// every third child before it finished; all of them also complete a child they share.
+  ///
+  /// The workers keep their threads busy: on `threads`, they hold none of the pool that other
+  /// suites wait on.
   @concurrent
-  nonisolated static func operation(_ root: TaskRunner.Reporter) async {
+  nonisolated static func operation(_ root: TaskRunner.Reporter, on threads: TestThreads) async {
     root.report(totalCount: rootTotal)
     let shared = root.subprogress(assigningCount: workers).start(totalCount: workers)
     await withDiscardingTaskGroup { group in
       for worker in 0..<workers {
-        group.addTask {
+        group.addTask(executorPreference: threads) {
           for index in 0..<childrenPerWorker {
             do {
               try await root.checkpoint()
@@ -83,6 +87,10 @@ struct TaskRunnerTreeStressTests {
   }
 
   @Test func cancellingAndRestartingWhileEightTasksGrowAndReleaseChildren() async throws {
+    try await onThreadsOfItsOwn(2) { try await self.cancelAndRestart(workingOn: $0) }
+  }
+
+  func cancelAndRestart(workingOn threads: TestThreads) async throws {
     let runner = TaskRunner(animation: .instant, updateInterval: .milliseconds(1))
     let log = Log()
     let token = runner.observe { log.record($0) }
@@ -91,10 +99,10 @@ struct TaskRunnerTreeStressTests {
     for index in 0..<Self.runs {
       let last = index == Self.runs - 1
       if last {
-        #expect(await runner.run(Self.operation) == .finished)
+        #expect(await runner.run { await Self.operation($0, on: threads) } == .finished)
         break
       }
-      #expect(runner.start(Self.operation))
+      #expect(runner.start { await Self.operation($0, on: threads) })
       if let task = runner.lastRunTask { tasks.append(task) }
       if index % 2 == 0 {
         // Let the tree grow before cancelling: wait for a few deliveries with a count.

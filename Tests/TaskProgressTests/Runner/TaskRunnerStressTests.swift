@@ -1,3 +1,4 @@
+import TaskProgressTestSupport
 import Testing
 
 @testable import TaskProgress
@@ -32,6 +33,12 @@ struct TaskRunnerStressTests {
   nonisolated static func total(ofRun index: Int) -> Int { 1_000_000 + index }
 
   @Test func cancellingAndRestartingAThousandTimesWhileEightTasksReport() async throws {
+    // The reporters keep their threads busy until their run is cancelled: on threads of their
+    // own, they hold none of the pool that other suites wait on.
+    try await onThreadsOfItsOwn(2) { try await self.cancelAndRestart(reportingOn: $0) }
+  }
+
+  func cancelAndRestart(reportingOn threads: TestThreads) async throws {
     let runner = TaskRunner(animation: .instant, updateInterval: .milliseconds(1))
     let log = Log()
     let token = runner.observe { log.record($0) }
@@ -42,7 +49,7 @@ struct TaskRunnerStressTests {
       let started = runner.start { reporter in
         await withTaskGroup(of: Void.self) { group in
           for lane in 0..<Self.reportingTasks {
-            group.addTask {
+            group.addTask(executorPreference: threads) {
               var completed = lane
               while !reporter.isCancelled {
                 completed = (completed + Self.reportingTasks) % total
