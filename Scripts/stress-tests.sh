@@ -50,7 +50,10 @@ passed=0
 for run in $(seq "$runs"); do
   log=$logs/run-$run.log
   start=$(date +%s)
-  if swift test --skip-build "$@" >"$log" 2>&1; then
+  # The suite in parallel, then the test that takes every thread of the pool, by itself.
+  if swift test --skip-build "$@" >"$log" 2>&1 \
+    && TASKPROGRESS_POOL_PRESSURE=1 swift test --skip-build "$@" \
+      --filter observersHearFromARunWhileEveryPoolThreadIsBusy >>"$log" 2>&1; then
     passed=$((passed + 1))
     outcome=passed
   else

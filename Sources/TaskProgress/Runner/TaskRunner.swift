@@ -297,7 +297,10 @@ public final class TaskRunner {
       } catch {
         result = .failure(error)
       }
-      await self?.operationEnded(run, with: result)
+      // The runner is looked up on the main actor, not here: a strong reference taken on the
+      // pool and released there after the call could be the runner's last, and its `deinit`
+      // would then run later, on a hop of its own, instead of when its owner lets it go.
+      await MainActor.run { [weak self] in self?.operationEnded(run, with: result) }
     }
     machine.launched(task, for: run)
     withMutation(keyPath: \.state) {}
