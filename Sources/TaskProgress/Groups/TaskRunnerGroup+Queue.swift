@@ -104,15 +104,12 @@ extension TaskRunnerGroup {
   ///
   /// ```swift
   /// let group = TaskRunnerGroup()
-  /// guard
-  ///   let queue = group.startQueue(files, maxConcurrency: 3, label: \.name) { file, reporter in
-  ///     try await download(file, reporter: reporter)
-  ///   }
-  /// else {
-  ///   return  // a queue is under way
+  /// // nil if a queue is under way on the group
+  /// let queue = group.startQueue(files, maxConcurrency: 3, label: \.name) { file, reporter in
+  ///   try await download(file, reporter: reporter)
   /// }
-  /// queue.append(ImportFile(name: "c.txt"))
-  /// let outcomes = await queue.wait()
+  /// queue?.append(files[0])
+  /// let outcomes = await queue?.wait() ?? []
   /// print(outcomes.map(\.phase))
   /// ```
   ///

@@ -54,6 +54,10 @@ extension TaskRunnerGroup {
       machine.maxConcurrency
     }
 
+    /// How many items the queue has started; the others wait, or ended `.cancelled` without
+    /// a run.
+    public private(set) var startedCount = 0
+
     /// Queues `item` after the others; it starts at once if there is room.
     ///
     /// - Returns: `true` if it was queued, `false` if the queue is over or cancelled, in which
@@ -174,6 +178,7 @@ extension TaskRunnerGroup {
 
     /// Starts the items at `indices`, which the machine counts as under way.
     private func startItems(_ indices: [Int]) {
+      startedCount += indices.count
       for index in indices {
         let runner = runners[index]
         let (item, perform, retry) = (items[index], perform, retry)
