@@ -113,7 +113,8 @@ extension TaskRunnerGroup {
   /// print(outcomes.map(\.phase))
   /// ```
   ///
-  /// The group keeps the queue until it ends.
+  /// The group keeps the queue until it ends; a group released before then releases the
+  /// queue's runners, which cancels their runs.
   ///
   /// - Returns: The queue, or `nil` if a queue was under way on the group, in which case
   ///   nothing changed and `perform` is never called.

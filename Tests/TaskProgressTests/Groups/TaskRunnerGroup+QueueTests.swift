@@ -215,6 +215,18 @@ struct TaskRunnerGroupQueueTests {
     #expect((4..<6).allSatisfy { gates.starts($0) == 0 })
   }
 
+  @Test func aGroupReleasedWhileItsQueueRunsCancelsTheRunsAndTheirWork() async {
+    var group: TaskRunnerGroup? = TaskRunnerGroup(clock: clock)
+    let gates = self.gates
+    group?.start(Array(0..<4), maxConcurrency: 2) { index, _ in try await gates.perform(index) }
+    await waitUntil("two items to hold") { gates.isWaiting(0) && gates.isWaiting(1) }
+    group = nil
+    await waitUntil("the work of both to be cancelled") {
+      gates.wasCancelled(0) && gates.wasCancelled(1)
+    }
+    #expect(gates.starts(2) == 0 && gates.starts(3) == 0)
+  }
+
   // MARK: - Retries
 
   @Test func aRetryWaitsItsDelayAndShowsItsCountOnTheMember() async throws {

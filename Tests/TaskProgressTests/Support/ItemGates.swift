@@ -62,6 +62,11 @@ final class ItemGates: Sendable {
     state.withLock { $0.starts[index] ?? 0 }
   }
 
+  /// Whether item `index`'s task was cancelled while its work held.
+  func wasCancelled(_ index: Int) -> Bool {
+    state.withLock { $0.cancelled.contains(index) }
+  }
+
   /// Whether item `index`'s work is waiting for the test.
   func isWaiting(_ index: Int) -> Bool {
     state.withLock { $0.waiters[index] != nil }
