@@ -67,12 +67,20 @@ struct QueueStateMachine: Sendable {
     runningCount == 0 && (waitingCount == 0 || isStopped)
   }
 
-  /// The items' outcomes in order, once the queue is over; `nil` before.
-  var outcomes: [RunState]? {
-    guard isOver else { return nil }
-    return items.map { item in
-      if case .ended(let outcome) = item { outcome } else { .cancelled }
+  /// The items' outcomes in order, once ``finishIfOver()`` found the queue over; `nil` before.
+  private(set) var outcomes: [RunState]?
+
+  /// Ends the queue if it is over, so that it takes no more items.
+  ///
+  /// - Returns: The items' outcomes in order, the first time it finds the queue over; `nil`
+  ///   otherwise.
+  mutating func finishIfOver() -> [RunState]? {
+    guard outcomes == nil, isOver else { return nil }
+    let final = items.map { item in
+      if case .ended(let outcome) = item { outcome } else { RunState.cancelled }
     }
+    outcomes = final
+    return final
   }
 
   /// The items to start now, under way when this returns.
@@ -93,15 +101,12 @@ struct QueueStateMachine: Sendable {
     return started
   }
 
-  /// Queues `count` more items.
-  ///
-  /// The queue that runs the machine takes no more items once it is over: the first items
-  /// come this way too, into a machine that is over until it has some.
+  /// Queues `count` more items: the first ones too.
   ///
   /// - Returns: The new items' indices and those to start now, or `nil` when the queue was
-  ///   stopped and takes no more.
+  ///   stopped or finished and takes no more.
   mutating func append(count: Int) -> (added: Range<Int>, start: [Int])? {
-    guard !isStopped else { return nil }
+    guard !isStopped, outcomes == nil else { return nil }
     let added = items.count..<items.count + max(count, 0)
     items.append(contentsOf: repeatElement(.waiting, count: added.count))
     waitingCount += added.count

@@ -21,8 +21,6 @@ extension TaskRunnerGroup {
     private let perform: @Sendable (Item, TaskRunner.Reporter) async throws -> Void
     /// The callers of ``wait()``.
     private var waiters: [CheckedContinuation<[RunState], Never>] = []
-    /// The items' outcomes, once the queue is over.
-    private var outcomes: [RunState]?
 
     init(
       group: TaskRunnerGroup, maxConcurrency: Int, label: @escaping (Item) -> String,
@@ -46,7 +44,7 @@ extension TaskRunnerGroup {
     /// Whether the queue is under way: an item runs, or waits to start and the queue was not
     /// cancelled.
     public var isActive: Bool {
-      outcomes == nil
+      machine.outcomes == nil
     }
 
     /// The most items under way at once.
@@ -75,8 +73,7 @@ extension TaskRunnerGroup {
     @discardableResult
     public func append(contentsOf newItems: some Sequence<Item>) -> Bool {
       let newItems = Array(newItems)
-      guard outcomes == nil, let group, let (added, start) = machine.append(count: newItems.count)
-      else {
+      guard let group, let (added, start) = machine.append(count: newItems.count) else {
         return false
       }
       items.append(contentsOf: newItems)
@@ -110,7 +107,8 @@ extension TaskRunnerGroup {
       return true
     }
 
-    /// Pauses the queue's runs under way and starts no item until ``resume()``.
+    /// Pauses the queue's runs under way and starts no item until ``resume()``; the group's
+    /// counts say so when this returns.
     ///
     /// ``TaskRunnerGroup/pauseAll()`` does this and pauses the group's other runs too.
     public func pause() {
@@ -118,6 +116,7 @@ extension TaskRunnerGroup {
       for index in tokens.keys.sorted() {
         runners[index].pause()
       }
+      group?.sumUpIfNeeded()
     }
 
     /// Resumes the queue's paused runs and starts items in the free places.
@@ -128,6 +127,7 @@ extension TaskRunnerGroup {
         runners[index].resume()
       }
       startItems(machine.resume())
+      group?.sumUpIfNeeded()
     }
 
     /// Cancels the queue's runs under way and starts no other: the items never started end
@@ -137,6 +137,7 @@ extension TaskRunnerGroup {
     public func cancel() {
       guard let stop = machine.cancel() else { return }
       carryOut(stop)
+      group?.sumUpIfNeeded()
     }
 
     /// Waits for the queue to end; returns each item's final state, in the items' order:
@@ -145,10 +146,10 @@ extension TaskRunnerGroup {
     /// Cancelling the task that awaits this cancels the queue. It returns once every item has
     /// its final state, and the group's ``TaskRunnerGroup/counts`` and sums say so.
     public func wait() async -> [RunState] {
-      if let outcomes { return outcomes }
+      if let outcomes = machine.outcomes { return outcomes }
       return await withTaskCancellationHandler {
         await withCheckedContinuation { continuation in
-          if let outcomes {
+          if let outcomes = machine.outcomes {
             continuation.resume(returning: outcomes)
             return
           }
@@ -218,8 +219,7 @@ extension TaskRunnerGroup {
     /// Once nothing is under way and nothing will start: lets the group go, brings its sums up
     /// to date, and answers the callers of ``wait()``.
     private func finishIfOver() {
-      guard outcomes == nil, let final = machine.outcomes else { return }
-      outcomes = final
+      guard let final = machine.finishIfOver() else { return }
       if let group {
         if group.queue === self {
           group.queue = nil

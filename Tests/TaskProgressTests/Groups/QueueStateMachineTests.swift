@@ -56,7 +56,8 @@ struct QueueStateMachineTests {
     _ = machine.itemEnded(1, as: .cancelled)
     #expect(!machine.isOver)
     _ = machine.itemEnded(2, as: .cancelled)
-    #expect(machine.outcomes == [.finished, .cancelled, .cancelled, .cancelled, .cancelled])
+    let outcomes = machine.finishIfOver()
+    #expect(outcomes == [.finished, .cancelled, .cancelled, .cancelled, .cancelled])
   }
 
   @Test func underStopTheFirstFailureStopsTheQueue() {
@@ -88,7 +89,7 @@ struct QueueStateMachineTests {
     #expect(machine.maxConcurrency == 1)
     let r13 = machine.itemsToStart()
     #expect(r13 == [])
-    #expect(machine.outcomes == [])
+    #expect(machine.isOver)
     let appended = machine.append(count: 2)
     #expect(appended?.added == 0..<2)
     #expect(appended?.start == [0])
@@ -97,6 +98,11 @@ struct QueueStateMachineTests {
     let r15 = machine.remove(1)
     #expect(r15)
     _ = machine.itemEnded(0, as: .finished)
-    #expect(machine.outcomes == [.finished, .cancelled])
+    let outcomes = machine.finishIfOver()
+    #expect(outcomes == [.finished, .cancelled])
+    let again = machine.finishIfOver()
+    #expect(again == nil, "once")
+    let late = machine.append(count: 1)
+    #expect(late == nil, "a finished queue takes no more items")
   }
 }
