@@ -252,9 +252,17 @@ struct TaskRunnerGroupQueueTests {
     clock.advance(by: .seconds(2) - frame - .nanoseconds(1))
     #expect(attempts.withLock { $0 } == 1)
     clock.advance(by: .nanoseconds(1))
-    await waitUntil("the second attempt") { attempts.withLock { $0 } == 2 }
-    await clock.advance(by: frame, until: "the third attempt") { attempts.withLock { $0 } == 3 }
-    #expect(await queue.wait() == [.finished])
+    await waitUntil("the second retry's wait") {
+      attempts.withLock { $0 } == 2 && clock.scheduledWakeUps == 2
+    }
+    clock.advance(by: frame)
+    #expect(runner.state.progress?.message == "retry 2 of 3")
+    clock.advance(by: .seconds(2))
+    let outcomes = await withDeadline(waitingFor: "the third attempt to finish the run") {
+      await queue.wait()
+    }
+    #expect(outcomes == [.finished])
+    #expect(attempts.withLock { $0 } == 3)
   }
 
   @Test func anItemFailsOnceItsRetriesAreSpent() async throws {
