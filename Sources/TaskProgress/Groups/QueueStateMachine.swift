@@ -26,8 +26,8 @@ struct QueueStateMachine: Sendable {
 
   /// What the queue does after an item ended.
   enum ItemEndedAction: Sendable {
-    /// Start these items, in the freed places.
-    case start([Int])
+    /// Start waiting items in the freed place, with ``QueueStateMachine/startNext()``.
+    case startNext
     /// The item failed and the queue stops.
     case stop(Stop)
   }
@@ -83,34 +83,38 @@ struct QueueStateMachine: Sendable {
     return final
   }
 
-  /// The items to start now, under way when this returns.
+  /// The next item to start, under way when this returns; `nil` when there is no room, none
+  /// waits, or the queue is held or stopped.
   ///
-  /// As many waiting ones as there are free places, unless the queue is held or stopped.
-  mutating func itemsToStart() -> [Int] {
-    guard !isPaused, !isStopped else { return [] }
-    var started: [Int] = []
-    while runningCount < maxConcurrency, waitingCount > 0, nextWaiting < items.count {
-      if case .waiting = items[nextWaiting] {
-        items[nextWaiting] = .running
+  /// One at a time, so that what the start of one does to the queue (a pause, a cancel, from an
+  /// observer of its runner) holds for the next.
+  mutating func startNext() -> Int? {
+    guard !isPaused, !isStopped, runningCount < maxConcurrency, waitingCount > 0 else {
+      return nil
+    }
+    while nextWaiting < items.count {
+      let index = nextWaiting
+      nextWaiting += 1
+      if case .waiting = items[index] {
+        items[index] = .running
         waitingCount -= 1
         runningCount += 1
-        started.append(nextWaiting)
+        return index
       }
-      nextWaiting += 1
     }
-    return started
+    return nil
   }
 
   /// Queues `count` more items: the first ones too.
   ///
-  /// - Returns: The new items' indices and those to start now, or `nil` when the queue was
-  ///   stopped or finished and takes no more.
-  mutating func append(count: Int) -> (added: Range<Int>, start: [Int])? {
+  /// - Returns: The new items' indices, or `nil` when the queue was stopped or finished and
+  ///   takes no more.
+  mutating func append(count: Int) -> Range<Int>? {
     guard !isStopped, outcomes == nil else { return nil }
     let added = items.count..<items.count + max(count, 0)
     items.append(contentsOf: repeatElement(.waiting, count: added.count))
     waitingCount += added.count
-    return (added, itemsToStart())
+    return added
   }
 
   /// Takes a waiting item out of the queue: it never starts and ends `.cancelled`.
@@ -136,7 +140,7 @@ struct QueueStateMachine: Sendable {
     if stopsOnFailure, outcome.phase == .failed, let stop = stop() {
       return .stop(stop)
     }
-    return .start(itemsToStart())
+    return .startNext
   }
 
   /// Holds the queue: it starts nothing until ``resume()``.
@@ -144,12 +148,9 @@ struct QueueStateMachine: Sendable {
     isPaused = true
   }
 
-  /// Lets the held queue go on.
-  ///
-  /// - Returns: The items to start now.
-  mutating func resume() -> [Int] {
+  /// Lets the held queue go on: ``startNext()`` starts items again.
+  mutating func resume() {
     isPaused = false
-    return itemsToStart()
   }
 
   /// Stops the queue: the waiting items end `.cancelled`, the items under way are to be

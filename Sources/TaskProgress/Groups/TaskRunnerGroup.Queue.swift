@@ -73,21 +73,20 @@ extension TaskRunnerGroup {
     @discardableResult
     public func append(contentsOf newItems: some Sequence<Item>) -> Bool {
       let newItems = Array(newItems)
-      guard let group, let (added, start) = machine.append(count: newItems.count) else {
-        return false
-      }
+      // The caller's closures before any change, in case they act on the queue.
+      let labels = newItems.map(label)
+      let weights = newItems.map(weight)
+      guard let group, machine.append(count: newItems.count) != nil else { return false }
       items.append(contentsOf: newItems)
-      for index in added {
+      for (label, weight) in zip(labels, weights) {
         let runner = TaskRunner(updateInterval: group.updateInterval, clock: group.clock)
         runner.unit = group.unit
         runners.append(runner)
-        let weight = weight(items[index])
         let member = Member(
-          runner: runner, label: label(items[index]),
-          weight: weight.isFinite && weight >= 0 ? weight : nil)
+          runner: runner, label: label, weight: weight.isFinite && weight >= 0 ? weight : nil)
         _ = group.insert(member, waiting: true)
       }
-      startItems(start)
+      startWhatFits()
       group.sumUpIfNeeded()
       return true
     }
@@ -126,7 +125,8 @@ extension TaskRunnerGroup {
       for index in tokens.keys.sorted() {
         runners[index].resume()
       }
-      startItems(machine.resume())
+      machine.resume()
+      startWhatFits()
       group?.sumUpIfNeeded()
     }
 
@@ -177,28 +177,37 @@ extension TaskRunnerGroup {
       finishIfOver()
     }
 
-    /// Starts the items at `indices`, which the machine counts as under way.
-    private func startItems(_ indices: [Int]) {
-      startedCount += indices.count
-      for index in indices {
-        let runner = runners[index]
-        let (item, perform, retry) = (items[index], perform, retry)
-        runner.start { reporter in
-          try await retry.perform(item, reporter: reporter, perform)
+    /// Starts waiting items while there is room.
+    private func startWhatFits() {
+      while let index = machine.startNext() {
+        start(index)
+      }
+    }
+
+    /// Starts the item at `index`, which the machine counts as under way.
+    private func start(_ index: Int) {
+      startedCount += 1
+      let runner = runners[index]
+      // Before the start, so that an end that an observer of the start causes (a cancel) is
+      // heard; the first call, at once, is the state before the start.
+      var isFirst = true
+      tokens[index] = runner.observe { [weak self] state in
+        if isFirst {
+          isFirst = false
+        } else if state.phase.isTerminal {
+          self?.itemEnded(index, as: state)
         }
-        // After the start: the first call is the run's state, never an earlier end.
-        tokens[index] = runner.observe { [weak self] state in
-          if state.phase.isTerminal {
-            self?.itemEnded(index, as: state)
-          }
-        }
+      }
+      let (item, perform, retry) = (items[index], perform, retry)
+      runner.start { reporter in
+        try await retry.perform(item, reporter: reporter, perform)
       }
     }
 
     private func itemEnded(_ index: Int, as outcome: RunState) {
       tokens.removeValue(forKey: index)?.cancel()
       switch machine.itemEnded(index, as: outcome) {
-      case .start(let indices): startItems(indices)
+      case .startNext: startWhatFits()
       case .stop(let stop): carryOut(stop)
       case nil: break
       }

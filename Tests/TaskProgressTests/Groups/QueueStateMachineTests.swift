@@ -6,53 +6,61 @@ import Testing
 /// The rules of a group's queue, without a group, a runner or a main actor.
 @Suite("Queue state machine")
 struct QueueStateMachineTests {
+  /// Starts every item there is room for, as the queue does; returns them.
+  private func startWhatFits(_ machine: inout QueueStateMachine) -> [Int] {
+    var started: [Int] = []
+    while let index = machine.startNext() {
+      started.append(index)
+    }
+    return started
+  }
+
   @Test func startsUpToTheLimitAndTheNextItemAsOneEnds() {
     var machine = QueueStateMachine(count: 5, maxConcurrency: 2, stopsOnFailure: false)
-    let r1 = machine.itemsToStart()
-    #expect(r1 == [0, 1])
-    let r2 = machine.itemsToStart()
-    #expect(r2 == [])
-    guard case .start(let next)? = machine.itemEnded(1, as: .finished) else {
-      Issue.record("no items to start")
+    let first = startWhatFits(&machine)
+    #expect(first == [0, 1])
+    let action = machine.itemEnded(1, as: .finished)
+    guard case .startNext? = action else {
+      Issue.record("\(String(describing: action))")
       return
     }
+    let next = startWhatFits(&machine)
     #expect(next == [2])
-    let r3 = machine.itemEnded(1, as: .finished)
-    #expect(r3 == nil, "an item ends once")
-    #expect(machine.outcomes == nil)
+    let again = machine.itemEnded(1, as: .finished)
+    #expect(again == nil, "an item ends once")
+    #expect(!machine.isOver)
   }
 
   @Test func aPausedQueueStartsNothingUntilResumed() {
     var machine = QueueStateMachine(count: 3, maxConcurrency: 1, stopsOnFailure: false)
-    let r4 = machine.itemsToStart()
-    #expect(r4 == [0])
+    _ = startWhatFits(&machine)
     machine.pause()
-    guard case .start(let next)? = machine.itemEnded(0, as: .finished) else {
-      Issue.record("no action")
-      return
-    }
-    #expect(next == [])
+    _ = machine.itemEnded(0, as: .finished)
+    let whilePaused = startWhatFits(&machine)
+    #expect(whilePaused == [])
     #expect(!machine.isOver)
-    let r5 = machine.resume()
-    #expect(r5 == [1])
+    machine.resume()
+    let resumed = startWhatFits(&machine)
+    #expect(resumed == [1])
   }
 
   @Test func aCancelEndsTheWaitingItemsAndListsThoseUnderWay() {
     var machine = QueueStateMachine(count: 5, maxConcurrency: 2, stopsOnFailure: false)
-    let r6 = machine.itemsToStart()
-    #expect(r6 == [0, 1])
+    _ = startWhatFits(&machine)
     _ = machine.itemEnded(0, as: .finished)
-    let r7 = machine.remove(4)
-    #expect(r7)
+    _ = startWhatFits(&machine)
+    let removed = machine.remove(4)
+    #expect(removed)
     let stop = machine.cancel()
     #expect(stop?.unstarted == [3])
     #expect(stop?.running == [1, 2])
-    let r8 = machine.cancel()
-    #expect(r8 == nil)
-    let r9 = machine.append(count: 1)
-    #expect(r9 == nil)
-    let r10 = machine.resume()
-    #expect(r10 == [])
+    let secondCancel = machine.cancel()
+    #expect(secondCancel == nil)
+    let appended = machine.append(count: 1)
+    #expect(appended == nil)
+    machine.resume()
+    let afterCancel = startWhatFits(&machine)
+    #expect(afterCancel == [])
     _ = machine.itemEnded(1, as: .cancelled)
     #expect(!machine.isOver)
     _ = machine.itemEnded(2, as: .cancelled)
@@ -62,8 +70,7 @@ struct QueueStateMachineTests {
 
   @Test func underStopTheFirstFailureStopsTheQueue() {
     var machine = QueueStateMachine(count: 4, maxConcurrency: 2, stopsOnFailure: true)
-    let r11 = machine.itemsToStart()
-    #expect(r11 == [0, 1])
+    _ = startWhatFits(&machine)
     guard case .stop(let stop)? = machine.itemEnded(0, as: .failed(TestError())) else {
       Issue.record("the failure did not stop the queue")
       return
@@ -73,30 +80,30 @@ struct QueueStateMachineTests {
     #expect(machine.isStopped)
   }
 
-  @Test func underContinueAFailureStartsTheNext() {
+  @Test func underContinueAFailureMakesRoomForTheNext() {
     var machine = QueueStateMachine(count: 3, maxConcurrency: 1, stopsOnFailure: false)
-    let r12 = machine.itemsToStart()
-    #expect(r12 == [0])
-    guard case .start(let next)? = machine.itemEnded(0, as: .failed(TestError())) else {
-      Issue.record("no action")
+    _ = startWhatFits(&machine)
+    let action = machine.itemEnded(0, as: .failed(TestError()))
+    guard case .startNext? = action else {
+      Issue.record("\(String(describing: action))")
       return
     }
+    let next = startWhatFits(&machine)
     #expect(next == [1])
   }
 
-  @Test func aLimitBelowOneIsOneAndAnEmptyQueueIsOverAtOnce() {
+  @Test func aLimitBelowOneIsOneAndAFinishedQueueTakesNoMore() {
     var machine = QueueStateMachine(count: 0, maxConcurrency: -3, stopsOnFailure: false)
     #expect(machine.maxConcurrency == 1)
-    let r13 = machine.itemsToStart()
-    #expect(r13 == [])
     #expect(machine.isOver)
     let appended = machine.append(count: 2)
-    #expect(appended?.added == 0..<2)
-    #expect(appended?.start == [0])
-    let r14 = machine.remove(0)
-    #expect(!r14, "under way")
-    let r15 = machine.remove(1)
-    #expect(r15)
+    #expect(appended == 0..<2)
+    let started = startWhatFits(&machine)
+    #expect(started == [0])
+    let removedUnderWay = machine.remove(0)
+    #expect(!removedUnderWay)
+    let removedWaiting = machine.remove(1)
+    #expect(removedWaiting)
     _ = machine.itemEnded(0, as: .finished)
     let outcomes = machine.finishIfOver()
     #expect(outcomes == [.finished, .cancelled])

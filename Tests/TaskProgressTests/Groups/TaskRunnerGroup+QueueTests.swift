@@ -3,6 +3,23 @@ import Testing
 
 @testable import TaskProgress
 
+/// A group renderer that acts once, when it first hears of a run that started.
+@MainActor
+private final class ActOnFirstStart: GroupRenderer {
+  private var action: (@MainActor () -> Void)?
+
+  init(_ action: @escaping @MainActor () -> Void) {
+    self.action = action
+  }
+
+  func render(_ event: TaskRunnerGroup.Event) {
+    guard case .updated(_, let update) = event, update.state.phase == .running else { return }
+    let action = self.action
+    self.action = nil
+    action?()
+  }
+}
+
 /// A group's queue: items in runners of their own, a few at a time, held by a pause and ended by
 /// a cancel.
 @MainActor
@@ -163,6 +180,27 @@ struct TaskRunnerGroupQueueTests {
     #expect((2..<10).allSatisfy { gates.starts($0) == 0 })
     #expect(!queue.append(10))
     #expect(queue.count == 10)
+  }
+
+  @Test func aCancelHeardOfAsTheFirstItemStartsStartsNoOther() async throws {
+    let group = TaskRunnerGroup(clock: clock)
+    group.attach(ActOnFirstStart { [weak group] in group?.cancelAll() })
+    let queue = try #require(startQueue(4, maxConcurrency: 3, in: group))
+    #expect(phases(queue) == Array(repeating: .cancelled, count: 4))
+    #expect(!queue.isActive)
+    #expect(queue.startedCount == 1)
+    #expect(await queue.wait() == Array(repeating: .cancelled, count: 4))
+    #expect((1..<4).allSatisfy { gates.starts($0) == 0 })
+  }
+
+  @Test func aPauseHeardOfAsTheFirstItemStartsHoldsTheOthers() async throws {
+    let group = TaskRunnerGroup(clock: clock)
+    group.attach(ActOnFirstStart { [weak group] in group?.pauseAll() })
+    let queue = try #require(startQueue(4, maxConcurrency: 3, in: group))
+    #expect(phases(queue) == [.paused, .idle, .idle, .idle])
+    group.resumeAll()
+    #expect(phases(queue) == [.running, .running, .running, .idle])
+    group.cancelAll()
   }
 
   @Test func cancellingTheTaskAwaitingRunCancelsTheQueue() async {
