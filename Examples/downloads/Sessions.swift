@@ -88,7 +88,7 @@ final class PipedSession {
 /// dataset-2.csv.gz ▕██        ▏  28%  31.4 MB / 111 MB  41.9 MB/s  ETA 0:02
 /// dataset-3.csv.gz ▕█████▍    ▏  71%  34.0 MB / 47.4 MB  45.3 MB/s  ETA 0:01
 /// lecture-4.mp4    ▕████▊     ▏  85%  15.1 MB / 17.6 MB  36.9 MB/s  ETA 0:01
-/// Total            ▕██▌         ▏  14%  98.0 MB / 693 MB  3 running, 4 idle, 1 finished
+/// Total            ▕██▌         ▏  14%  98.0 MB / 693 MB  3 running, 4 waiting, 1 finished
 /// ```
 ///
 /// The session writes on the normal screen, not the alternate one, so that what it leaves stays

@@ -42,10 +42,13 @@ extension TaskRunnerGroup {
   /// How many of a group's runners are in each phase.
   ///
   /// Its description lists the phases that have runners, active ones first:
-  /// `3 running, 1 paused, 5 finished, 1 failed`.
+  /// `3 running, 1 paused, 5 waiting, 5 finished, 1 failed`.
   public struct PhaseCounts: Hashable, Sendable, CustomStringConvertible {
-    /// Runners with no run, or reset.
+    /// Runners with no run, or reset; ``waiting`` counts those of them a queue will start.
     public var idle = 0
+    /// The idle runners that a queue of the group (``TaskRunnerGroup/start(_:maxConcurrency:label:weight:onFailure:retries:retryDelay:perform:)``)
+    /// has yet to start; they are counted in ``idle`` too.
+    public var waiting = 0
     /// Runners whose run is running.
     public var running = 0
     /// Runners whose run is paused.
@@ -99,12 +102,13 @@ extension TaskRunnerGroup {
       finished + failed + cancelled
     }
 
-    /// `3 running, 5 finished, 1 failed`: the phases with runners, in the order running, paused,
-    /// idle, finished, failed, cancelled; `no runners` when there are none.
+    /// `3 running, 5 waiting, 1 failed`: the phases with runners, in the order running, paused,
+    /// waiting, idle (those no queue will start), finished, failed, cancelled; `no runners` when
+    /// there are none.
     public var description: String {
       let parts: [(Int, String)] = [
-        (running, "running"), (paused, "paused"), (idle, "idle"), (finished, "finished"),
-        (failed, "failed"), (cancelled, "cancelled"),
+        (running, "running"), (paused, "paused"), (waiting, "waiting"), (idle - waiting, "idle"),
+        (finished, "finished"), (failed, "failed"), (cancelled, "cancelled"),
       ]
       let listed = parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
       return listed.isEmpty ? "no runners" : listed.joined(separator: ", ")

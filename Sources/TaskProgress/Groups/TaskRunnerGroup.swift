@@ -34,6 +34,8 @@ public final class TaskRunnerGroup {
     var isChanged = false
     /// Whether it is still in the group.
     var isMember = true
+    /// Whether a queue of the group has yet to start it: counted as waiting.
+    var isWaiting = false
 
     init(member: Member, latest: ProgressUpdate, slot: Int) {
       self.member = member
@@ -89,6 +91,13 @@ public final class TaskRunnerGroup {
 
   /// The longest a change waits before the group's sums follow it; its frame interval.
   public let updateInterval: Duration
+
+  /// The clock of the group's frames, which a queue's runners share and its retries wait on.
+  let clock: any Clock<Duration>
+
+  /// The queue under way, started by ``start(_:maxConcurrency:label:weight:onFailure:retries:retryDelay:perform:)``:
+  /// what ``pauseAll()``, ``resumeAll()`` and ``cancelAll()`` hold, resume and stop.
+  @ObservationIgnored var queue: (any QueueControl)?
 
   /// The runners in the group, in the order they joined.
   public var members: [Member] {
@@ -147,6 +156,7 @@ public final class TaskRunnerGroup {
     self.weighting = weighting
     self.unit = unit
     self.updateInterval = min(max(updateInterval, .milliseconds(1)), .seconds(60))
+    self.clock = clock
     self.time = FrameTime(ticker: FrameTicker.shared(for: clock))
     self.frames = time.ticker.register(self, every: self.updateInterval)
   }
@@ -221,6 +231,7 @@ public final class TaskRunnerGroup {
     guard let state = states.removeValue(forKey: id) else { return false }
     state.token?.cancel()
     state.isMember = false
+    stopWaiting(state)
     note(from: state.latest.state.phase, to: nil)
     sums.remove(state.share)
     withMutation(keyPath: \.members) {
@@ -252,7 +263,8 @@ public final class TaskRunnerGroup {
     }
   }
 
-  private func insert(_ member: Member) -> Bool {
+  /// Adds a member; a `waiting` one, idle, counts as waiting until it leaves idle or the group.
+  func insert(_ member: Member, waiting: Bool = false) -> Bool {
     guard states[member.id] == nil else { return false }
     let state = MemberState(member: member, latest: placeholder, slot: slots.count)
     states[member.id] = state
@@ -276,6 +288,9 @@ public final class TaskRunnerGroup {
       if isFirst {
         isFirst = false  // counted by `insert`
       } else {
+        if update.state.phase != .idle {
+          stopWaiting(state)
+        }
         note(from: old, to: update.state.phase)
         if !renderers.isEmpty {
           renderers.publish(.updated(id, update))
@@ -289,6 +304,10 @@ public final class TaskRunnerGroup {
       }
     }
     note(from: nil, to: state.latest.state.phase)
+    if waiting && state.latest.state.phase == .idle {
+      state.isWaiting = true
+      liveCounts.waiting += 1
+    }
     if state.latest.state.phase.isTerminal {
       ended.append(member.id)
     }
@@ -311,6 +330,13 @@ public final class TaskRunnerGroup {
     }
     if old == .running || new == .running {
       timing.setRunning(liveCounts.running > 0, at: time.now())
+    }
+  }
+
+  private func stopWaiting(_ state: MemberState) {
+    if state.isWaiting {
+      state.isWaiting = false
+      liveCounts.waiting -= 1
     }
   }
 
@@ -418,25 +444,39 @@ public final class TaskRunnerGroup {
 
   // MARK: - Acting on every runner
 
-  /// Cancels every active run.
+  /// Cancels every active run, and the queue under way: its items not started end cancelled.
+  ///
+  /// The group's ``counts`` and sums say so when this returns.
   public func cancelAll() {
+    // The queue first, so that it starts nothing in the place of the runs cancelled.
+    queue?.cancel()
     for runner in runners {
       runner.cancel()
     }
+    sumUpIfNeeded()
   }
 
-  /// Pauses every running run.
+  /// Pauses every running run, and the queue under way: it starts no item until
+  /// ``resumeAll()``.
+  ///
+  /// The group's ``counts`` say so when this returns.
   public func pauseAll() {
+    queue?.pause()
     for runner in runners {
       runner.pause()
     }
+    sumUpIfNeeded()
   }
 
-  /// Resumes every paused run.
+  /// Resumes every paused run, and the queue under way, which starts items again.
+  ///
+  /// The group's ``counts`` say so when this returns.
   public func resumeAll() {
     for runner in runners {
       runner.resume()
     }
+    queue?.resume()
+    sumUpIfNeeded()
   }
 
   // MARK: - Frames
@@ -474,8 +514,9 @@ public final class TaskRunnerGroup {
     return isSumScheduled
   }
 
-  /// Brings the sums up to date before a new observer or renderer gets them.
-  private func sumUpIfNeeded() {
+  /// Brings the sums up to date, if a member changed since they were last: before a new
+  /// observer or renderer gets them, and after an action whose end the caller reads at once.
+  func sumUpIfNeeded() {
     if isDirty {
       sumUp(at: time.now())
     }

@@ -239,6 +239,15 @@ struct RunStateMachine: Sendable {
     return RunEnd(run: active, cancelsTask: true, states: [.cancelled], outcome: .cancelled)
   }
 
+  /// Ends an idle runner as cancelled without a run: a queue's item that will never start.
+  ///
+  /// - Returns: Whether the state changed: `false` unless the runner was idle.
+  mutating func cancelUnstarted() -> Bool {
+    guard case .idle = current else { return false }
+    current = .cancelled
+    return true
+  }
+
   /// Returns to idle, cancelling the active run first.
   mutating func reset() -> ResetAction? {
     switch current {

@@ -342,6 +342,15 @@ public final class TaskRunner {
     endRun { $0.cancel() }
   }
 
+  /// Shows `.cancelled` on an idle runner that will never run.
+  ///
+  /// That is a queue's item that a cancel reached before it started. Does nothing unless the
+  /// state is `.idle`.
+  func cancelUnstarted() {
+    guard transition({ $0.cancelUnstarted() ? () : nil }) != nil else { return }
+    stateChanged(publishing: [.cancelled], at: time.now())
+  }
+
   /// Returns to idle.
   ///
   /// While running, cancels first: observers see `.cancelled`, then `.idle`. Does nothing when

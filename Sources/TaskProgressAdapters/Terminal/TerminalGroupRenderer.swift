@@ -6,12 +6,16 @@ public import TaskProgress
 /// ```swift
 /// let group = TaskRunnerGroup(unit: .bytes)
 /// group.attach(TerminalGroupRenderer(unit: .bytes))
-/// for file in files {
-///   let runner = TaskRunner()
-///   group.add(runner, label: file.name)
-///   runner.start { reporter in try await download(file, reporter: reporter) }
+/// group.start(files, maxConcurrency: 3, label: \.name, weight: { Double($0.size) }) {
+///   file, reporter in
+///   try await download(file, reporter: reporter)
 /// }
 /// ```
+///
+/// The total counts the runners in each phase, a queue's items not started yet as waiting:
+/// `3 running, 5 waiting, 1 failed`. Without a terminal, each run writes a line as it starts,
+/// moves and ends, and once the group settles, a line for each run that failed since, then the
+/// total: `Failed: b.bin: disk full`, `Total: 50%  100/200  1 finished, 1 failed`.
 @MainActor
 public final class TerminalGroupRenderer: GroupRenderer {
   /// What becomes of a runner's bar when its run ends.
@@ -67,6 +71,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   /// Whether a run was under way since the last summary line.
   private var hadActivity = false
+  /// The runs that failed since the last summary line, `label: error` each, listed with it: in
+  /// a queue of hundreds, a failure's own line is long gone by the end.
+  private var failures: [String] = []
 
   /// Creates a renderer.
   ///
@@ -196,6 +203,10 @@ public final class TerminalGroupRenderer: GroupRenderer {
       guard update.reason == .stateChanged, let run = member.run else { return }
       if !drawsInPlace {
         plain.write([run.plainEnd(update, unit: unit)])
+        if let error = update.state.error {
+          let reason = RunLines.oneLine(error)
+          failures.append(member.label.isEmpty ? reason : member.label + ": " + reason)
+        }
       } else if finishedBars == .keep {
         finalLines.append(run.finalLine(update, unit: unit))
       }
@@ -382,7 +393,8 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   // MARK: - Plain lines
 
-  /// `Total: 54%  2.2 GB / 4.1 GB  1 finished, 1 failed`, when the group stops being active.
+  /// `Total: 54%  2.2 GB / 4.1 GB  1 finished, 1 failed`, when the group stops being active,
+  /// after a line for each run that failed since the last one: `Failed: b.bin: disk full`.
   private func writePlainSummary() {
     guard hadActivity, isQuiet, let summaryLabel, !members.isEmpty else { return }
     hadActivity = false
@@ -392,7 +404,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
       summary.counts.description,
     ]
     let text = parts.compactMap { $0 }.joined(separator: "  ")
-    plain.write([summaryLabel.isEmpty ? text : summaryLabel + ": " + text])
+    plain.write(
+      failures.map { "Failed: " + $0 } + [summaryLabel.isEmpty ? text : summaryLabel + ": " + text])
+    failures = []
   }
 }
 

@@ -80,7 +80,8 @@ private final class Scene {
 /// A summary of `counts` at `fraction`, in items, each runner weighing `weight`.
 private func summary(
   _ fraction: Double, running: Int = 0, paused: Int = 0, finished: Int = 0, failed: Int = 0,
-  cancelled: Int = 0, idle: Int = 0, weight: Double = 100, throughput: Double? = nil,
+  cancelled: Int = 0, idle: Int = 0, waiting: Int = 0, weight: Double = 100,
+  throughput: Double? = nil,
   eta: Duration? = nil, unit: ProgressUnit = .items, settled: Bool? = nil
 ) -> TaskRunnerGroup.Summary {
   var counts = TaskRunnerGroup.PhaseCounts()
@@ -89,7 +90,8 @@ private func summary(
   counts.finished = finished
   counts.failed = failed
   counts.cancelled = cancelled
-  counts.idle = idle
+  counts.idle = idle + waiting
+  counts.waiting = waiting
   let total = weight * Double(counts.total)
   return TaskRunnerGroup.Summary(
     fractionCompleted: fraction, displayedProgress: fraction, completedUnits: total * fraction,
@@ -853,6 +855,7 @@ struct TerminalGroupRendererTests {
         "a.bin: 100%  100/100",
         "a.bin: finished in 0.2s  100/100",
         "b.bin: failed after 0.2s at 20% 10/50: disk full",
+        "Failed: b.bin: disk full",
         "Total: 50%  100/200  1 finished, 1 failed",
         "",
       ])
@@ -894,6 +897,37 @@ struct TerminalGroupRendererTests {
     await a.end()
     clock.advance(by: frame * 10)
     #expect(terminal.lines.filter { $0.hasPrefix("Total") } == ["Total: 100%  4/4  1 finished"])
+  }
+
+  @Test func theSummaryCountsTheItemsAQueueHasYetToStartAsWaiting() {
+    let scene = Scene(columns: 100, rows: 10)
+    for index in 0..<9 {
+      scene.join("\(index)", index < 3 ? .running(.zero) : .idle)
+    }
+    scene.frame(summary(0, running: 3, failed: 1, waiting: 5))
+    let rows = scene.screen.trimmedScreen
+    #expect(rows.last?.hasSuffix("3 running, 5 waiting, 1 failed") == true, "\(rows)")
+  }
+
+  @Test func piped_aQueueListsItsFailedItemsAtTheEndOneLineEach() async {
+    let clock = ManualClock()
+    let group = TaskRunnerGroup(weighting: .equal, clock: clock)
+    let terminal = MemoryTerminal(columns: 80, rows: 10, capabilities: .plain)
+    group.attach(TerminalGroupRenderer(output: terminal, restoresTerminalOnSignals: false))
+    let outcomes = await group.run(
+      ["a.bin", "b.bin", "c.bin", "d.bin"], maxConcurrency: 2, label: { $0 },
+      perform: { name, _ in
+        if name != "a.bin" && name != "c.bin" { throw TestError(message: "\(name) is gone") }
+      })
+    #expect(outcomes.map(\.phase) == [.finished, .failed, .finished, .failed])
+    clock.advance(by: frame)
+    let lines = terminal.lines.filter { !$0.isEmpty }
+    #expect(
+      Array(lines.suffix(3)) == [
+        "Failed: b.bin: b.bin is gone",
+        "Failed: d.bin: d.bin is gone",
+        "Total: 50%  2/4  2 finished, 2 failed",
+      ], "\(lines)")
   }
 
   @Test func piped_withoutASummaryLabelThereIsNoSummaryLine() {

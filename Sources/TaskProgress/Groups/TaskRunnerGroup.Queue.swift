@@ -1,0 +1,247 @@
+extension TaskRunnerGroup {
+  /// A queue that runs its items in runners of a group, a few at a time; made by
+  /// ``TaskRunnerGroup/startQueue(_:maxConcurrency:label:weight:onFailure:retries:retryDelay:perform:)``.
+  ///
+  /// Each item has a runner of its own, a member of the group from the moment the item is
+  /// queued. Items are known by their index, in the order they were queued, appended ones last.
+  /// The queue is under way until every item has ended, or until it is cancelled and the items
+  /// under way have ended; it takes no more items then.
+  @MainActor
+  public final class Queue<Item: Sendable> {
+    private weak var group: TaskRunnerGroup?
+    private var machine: QueueStateMachine
+    private var items: [Item] = []
+    /// The runner of each item, by index.
+    public private(set) var runners: [TaskRunner] = []
+    /// What the queue hears of the runs under way, by item: their end.
+    private var tokens: [Int: ObservationToken] = [:]
+    private let label: (Item) -> String
+    private let weight: (Item) -> Double
+    private let retry: QueueRetry
+    private let perform: @Sendable (Item, TaskRunner.Reporter) async throws -> Void
+    /// The callers of ``wait()``.
+    private var waiters: [CheckedContinuation<[RunState], Never>] = []
+
+    init(
+      group: TaskRunnerGroup, maxConcurrency: Int, label: @escaping (Item) -> String,
+      weight: @escaping (Item) -> Double, onFailure: FailurePolicy, retry: QueueRetry,
+      perform: @escaping @Sendable (Item, TaskRunner.Reporter) async throws -> Void
+    ) {
+      self.group = group
+      self.machine = QueueStateMachine(
+        count: 0, maxConcurrency: maxConcurrency, stopsOnFailure: onFailure == .stop)
+      self.label = label
+      self.weight = weight
+      self.retry = retry
+      self.perform = perform
+    }
+
+    /// The number of items queued, appended ones included.
+    public var count: Int {
+      items.count
+    }
+
+    /// Whether the queue is under way: an item runs, or waits to start and the queue was not
+    /// cancelled.
+    public var isActive: Bool {
+      machine.outcomes == nil
+    }
+
+    /// The most items under way at once.
+    public var maxConcurrency: Int {
+      machine.maxConcurrency
+    }
+
+    /// How many items the queue has started; the others wait, or ended `.cancelled` without
+    /// a run.
+    public private(set) var startedCount = 0
+
+    /// Queues `item` after the others; it starts at once if there is room.
+    ///
+    /// - Returns: `true` if it was queued, `false` if the queue is over or cancelled, in which
+    ///   case nothing changed.
+    @discardableResult
+    public func append(_ item: Item) -> Bool {
+      append(contentsOf: CollectionOfOne(item))
+    }
+
+    /// Queues `newItems` after the others, in their order; the first start at once if there is
+    /// room.
+    ///
+    /// - Returns: `true` if they were queued, `false` if the queue is over or cancelled, in
+    ///   which case nothing changed.
+    @discardableResult
+    public func append(contentsOf newItems: some Sequence<Item>) -> Bool {
+      let newItems = Array(newItems)
+      // The caller's closures before any change, in case they act on the queue.
+      let labels = newItems.map(label)
+      let weights = newItems.map(weight)
+      guard let group, machine.append(count: newItems.count) != nil else { return false }
+      items.append(contentsOf: newItems)
+      for (label, weight) in zip(labels, weights) {
+        let runner = TaskRunner(updateInterval: group.updateInterval, clock: group.clock)
+        runner.unit = group.unit
+        runners.append(runner)
+        let member = Member(
+          runner: runner, label: label, weight: weight.isFinite && weight >= 0 ? weight : nil)
+        _ = group.insert(member, waiting: true)
+      }
+      startWhatFits()
+      group.sumUpIfNeeded()
+      return true
+    }
+
+    /// Takes the waiting item at `index` out of the queue and its runner out of the group: it
+    /// never starts, and its outcome is `.cancelled`.
+    ///
+    /// - Returns: `true` if the item was waiting; `false` if it started or ended, or if there
+    ///   is no such item, in which case nothing changed.
+    @discardableResult
+    public func remove(at index: Int) -> Bool {
+      guard machine.remove(index) else { return false }
+      group?.remove(runners[index])
+      runners[index].cancelUnstarted()
+      finishIfOver()
+      group?.sumUpIfNeeded()
+      return true
+    }
+
+    /// Pauses the queue's runs under way and starts no item until ``resume()``; the group's
+    /// counts say so when this returns.
+    ///
+    /// ``TaskRunnerGroup/pauseAll()`` does this and pauses the group's other runs too.
+    public func pause() {
+      machine.pause()
+      for index in tokens.keys.sorted() {
+        runners[index].pause()
+      }
+      group?.sumUpIfNeeded()
+    }
+
+    /// Resumes the queue's paused runs and starts items in the free places.
+    ///
+    /// ``TaskRunnerGroup/resumeAll()`` does this and resumes the group's other runs too.
+    public func resume() {
+      for index in tokens.keys.sorted() {
+        runners[index].resume()
+      }
+      machine.resume()
+      startWhatFits()
+      group?.sumUpIfNeeded()
+    }
+
+    /// Cancels the queue's runs under way and starts no other: the items never started end
+    /// `.cancelled`, their runners too.
+    ///
+    /// ``TaskRunnerGroup/cancelAll()`` does this and cancels the group's other runs too.
+    public func cancel() {
+      guard let stop = machine.cancel() else { return }
+      carryOut(stop)
+      group?.sumUpIfNeeded()
+    }
+
+    /// Waits for the queue to end; returns each item's final state, in the items' order:
+    /// `.finished`, `.failed(error)` or `.cancelled`.
+    ///
+    /// Cancelling the task that awaits this cancels the queue. It returns once every item has
+    /// its final state, and the group's ``TaskRunnerGroup/counts`` and sums say so.
+    public func wait() async -> [RunState] {
+      if let outcomes = machine.outcomes { return outcomes }
+      return await withTaskCancellationHandler {
+        await withCheckedContinuation { continuation in
+          if let outcomes = machine.outcomes {
+            continuation.resume(returning: outcomes)
+            return
+          }
+          waiters.append(continuation)
+          if Task.isCancelled {
+            cancel()
+          }
+        }
+      } onCancel: {
+        Task { @MainActor [weak self] in self?.cancel() }
+      }
+    }
+
+    /// Queues the first items, joins the group as its queue under way, and starts what fits;
+    /// or, when `cancelled`, starts nothing and ends every item cancelled.
+    func begin(with items: [Item], cancelled: Bool = false) {
+      group?.queue = self
+      if cancelled {
+        machine.pause()
+      }
+      append(contentsOf: items)
+      if cancelled {
+        cancel()
+      }
+      finishIfOver()
+    }
+
+    /// Starts waiting items while there is room.
+    private func startWhatFits() {
+      while let index = machine.startNext() {
+        start(index)
+      }
+    }
+
+    /// Starts the item at `index`, which the machine counts as under way.
+    private func start(_ index: Int) {
+      startedCount += 1
+      let runner = runners[index]
+      // Before the start, so that an end that an observer of the start causes (a cancel) is
+      // heard; the first call, at once, is the state before the start.
+      var isFirst = true
+      tokens[index] = runner.observe { [weak self] state in
+        if isFirst {
+          isFirst = false
+        } else if state.phase.isTerminal {
+          self?.itemEnded(index, as: state)
+        }
+      }
+      let (item, perform, retry) = (items[index], perform, retry)
+      runner.start { reporter in
+        try await retry.perform(item, reporter: reporter, perform)
+      }
+    }
+
+    private func itemEnded(_ index: Int, as outcome: RunState) {
+      tokens.removeValue(forKey: index)?.cancel()
+      switch machine.itemEnded(index, as: outcome) {
+      case .startNext: startWhatFits()
+      case .stop(let stop): carryOut(stop)
+      case nil: break
+      }
+      finishIfOver()
+    }
+
+    /// Shows the items that will never start as cancelled, then cancels the runs under way.
+    private func carryOut(_ stop: QueueStateMachine.Stop) {
+      for index in stop.unstarted {
+        runners[index].cancelUnstarted()
+      }
+      for index in stop.running {
+        runners[index].cancel()
+      }
+      finishIfOver()
+    }
+
+    /// Once nothing is under way and nothing will start: lets the group go, brings its sums up
+    /// to date, and answers the callers of ``wait()``.
+    private func finishIfOver() {
+      guard let final = machine.finishIfOver() else { return }
+      if let group {
+        if group.queue === self {
+          group.queue = nil
+        }
+        group.sumUpIfNeeded()
+      }
+      let waiting = waiters
+      waiters = []
+      for waiter in waiting {
+        waiter.resume(returning: final)
+      }
+    }
+  }
+}
+
+extension TaskRunnerGroup.Queue: QueueControl {}
