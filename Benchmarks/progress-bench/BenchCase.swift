@@ -35,6 +35,8 @@ enum BenchCase: String, CaseIterable, Encodable {
   case manyItems = "items"
   case manyItemsUnwatched = "items-unwatched"
   case manyItemsBare = "items-bare"
+  case groupQueue = "group-queue"
+  case groupQueueBare = "group-queue-bare"
 
   /// The short name the report uses, and what the case measures.
   var tagAndTitle: (tag: String, title: String) {
@@ -73,6 +75,8 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .manyItems: ("h10", "N runners, run(over:) 10 ms items, observed")
     case .manyItemsUnwatched: ("h10u", "N runners, run(over:) 10 ms items")
     case .manyItemsBare: ("h10'", "N bare tasks, 10 ms sleeps + one ticker")
+    case .groupQueue: ("u", "group.run(items, maxConcurrency: 8), drawn")
+    case .groupQueueBare: ("u0", "task group, 8 no-op items at a time")
     }
   }
 
@@ -96,6 +100,7 @@ enum BenchCase: String, CaseIterable, Encodable {
       options.quick ? [8_000, 64_000] : [8_000, 64_000, 1_000_000]
     case .manyItems, .manyItemsUnwatched, .manyItemsBare: [100, 400]
     case .childComplete: options.sizes
+    case .groupQueue, .groupQueueBare: Report.groupQueueSizes
     case .foundationProgress, .atomic, .reporter, .runOver, .handLoop, .reporterX2, .reporterX8,
       .atomicAdd, .atomicAddX8, .childReporter, .complete, .completeX8, .bytes, .message:
       options.sizes
@@ -143,6 +148,9 @@ enum BenchCase: String, CaseIterable, Encodable {
     case .manyChildren, .manyChildrenRare:
       _ = await Measure.manyChildren(n: min(n, 8000), frequentFrames: self == .manyChildren)
       return await Measure.manyChildren(n: n, frequentFrames: self == .manyChildren)
+    case .groupQueue, .groupQueueBare:
+      _ = await Measure.groupQueue(n: 1000, bare: self == .groupQueueBare)
+      return await Measure.groupQueue(n: n, bare: self == .groupQueueBare)
     case .manyItems, .manyItemsUnwatched, .manyItemsBare:
       let mode: Measure.ManyItemsMode =
         self == .manyItems ? .watched : self == .manyItemsBare ? .bare : .unwatched

@@ -142,7 +142,7 @@ struct Report {
     let failures = jobs.flatMap(\.failures).count
     let unfinished = jobs.flatMap(\.runs).filter { $0["finished"] == 0 }.count
     return runnerTargets + compositionTargets + groupTargets + barsTargets + followedTargets
-      + frameTargets + childCompleteTargets + scaleTargets
+      + frameTargets + childCompleteTargets + scaleTargets + groupQueueTargets
       + [
         Target(
           "Every child process succeeded and every run ended in .finished",
@@ -167,7 +167,9 @@ struct Report {
     if !(pool + drain + idle).isEmpty {
       lines.append(Self.poolNote + " " + Self.drainNote)
     }
-    lines += barsNote + manyTable + groupTable + followedProgressLines + scaleTables
+    lines +=
+      barsNote + manyTable + groupTable + followedProgressLines + scaleTables
+      + groupQueueTable
 
     let comparisons = sizes.flatMap { n in
       (runnerRatios(n) + compositionRatios(n)).compactMap { name, value, meaning in
@@ -203,7 +205,7 @@ struct Report {
       $0.n > 0 && !$0.runs.isEmpty
         && ![
           .many, .manyBare, .group, .queue, .queueBare, .manyChildren, .manyChildrenRare,
-          .manyItems, .manyItemsUnwatched, .manyItemsBare,
+          .manyItems, .manyItemsUnwatched, .manyItemsBare, .groupQueue, .groupQueueBare,
         ].contains($0.benchCase)
     }
     guard !rows.isEmpty else { return [] }

@@ -331,3 +331,100 @@ extension Report {
     ]
   }
 }
+
+extension Measure {
+  /// (u) `group.run(items, maxConcurrency: 8)` over `n` no-op items, with a
+  /// `TerminalGroupRenderer` drawing the group to an in-memory terminal of 120 × 40; (u0) a task
+  /// group doing the same no-op items, 8 at a time, with nothing to show them.
+  static func groupQueue(n: Int, bare: Bool) async -> Metrics {
+    let start = nowNanoseconds()
+    if bare {
+      let done = Counter.make()
+      await withDiscardingTaskGroup { group in
+        var started = 0
+        var running = 0
+        // 8 at a time: a new item as one ends, as a hand-written bounded queue does.
+        let (endings, ended) = AsyncStream<Void>.makeStream()
+        var iterator = endings.makeAsyncIterator()
+        while started < n {
+          if running == 8 {
+            _ = await iterator.next()
+            running -= 1
+          }
+          started += 1
+          running += 1
+          group.addTask {
+            done.value.add(1, ordering: .relaxed)
+            ended.yield()
+          }
+        }
+        ended.finish()
+      }
+      let wall = Double(nowNanoseconds() - start)
+      return ["wall": wall, "finished": done.value.load(ordering: .relaxed) == n ? 1 : 0]
+    }
+    let group = TaskRunnerGroup()
+    let terminal = CountingTerminal(columns: 120, rows: 40)
+    group.attach(TerminalGroupRenderer(output: terminal, restoresTerminalOnSignals: false))
+    let outcomes = await group.run(0..<n, maxConcurrency: 8) { _, reporter in
+      reporter.report(completed: 1, of: 1)
+    }
+    let wall = Double(nowNanoseconds() - start)
+    return [
+      "wall": wall, "drawnBytes": Double(terminal.bytes),
+      "finished": outcomes.count == n && outcomes.allSatisfy { $0 == .finished } ? 1 : 0,
+    ]
+  }
+}
+
+extension Report {
+  /// The sizes of (u) and (u0).
+  static let groupQueueSizes = [10_000, 100_000]
+
+  /// The targets of (u).
+  var groupQueueTargets: [Target] {
+    let (small, large) = (Self.groupQueueSizes[0], Self.groupQueueSizes[1])
+    return [
+      Target(
+        "(u) group.run(items, maxConcurrency: 8) with a TerminalGroupRenderer grows linearly: "
+          + "the time per item at 100k is within 1.5x that at 10k",
+        [("100k/10k", combine(perItem(.groupQueue, large), perItem(.groupQueue, small), /))],
+        { $0 <= 1.5 }, Format.ratio),
+      Target(
+        "(u) The queue costs at most 20 µs per item over a task group doing the same, 8 at a "
+          + "time (u0)",
+        Self.groupQueueSizes.map { n in
+          (
+            "N=\(Format.size(n))",
+            combine(perItem(.groupQueue, n), perItem(.groupQueueBare, n), -)
+          )
+        }, { $0 <= 20_000 }, Format.microseconds),
+    ]
+  }
+}
+
+extension Report {
+  /// The table of (u) and (u0).
+  var groupQueueTable: [String] {
+    let rows = Self.groupQueueSizes.filter {
+      median(.groupQueue, $0) ?? median(.groupQueueBare, $0) != nil
+    }
+    guard !rows.isEmpty else { return [] }
+    let header = ["N", "u wall", "u per item", "u0 wall", "u0 per item", "u - u0 per item"]
+    let table = rows.map { n in
+      [
+        Format.size(n), Format.duration(median(.groupQueue, n)),
+        Format.microseconds(perItem(.groupQueue, n)), Format.duration(median(.groupQueueBare, n)),
+        Format.microseconds(perItem(.groupQueueBare, n)),
+        Format.microseconds(combine(perItem(.groupQueue, n), perItem(.groupQueueBare, n), -)),
+      ]
+    }
+    return [
+      "",
+      "(u) group.run(0..<N, maxConcurrency: 8) of no-op items that report 1 of 1, with a "
+        + "TerminalGroupRenderer drawing to a 120x40 terminal in memory; (u0) a task group "
+        + "running the same no-op items, 8 at a time.",
+      Format.table([header] + table, leftAligned: 0),
+    ]
+  }
+}

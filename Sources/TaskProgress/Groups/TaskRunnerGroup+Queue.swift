@@ -13,7 +13,9 @@ extension TaskRunnerGroup {
   ///
   /// Every item joins the group when this is called, as a waiting member, so that the group's
   /// total and counts are right from the first frame: `3 running, 5 waiting`. As an item ends,
-  /// the next waiting one starts in its place, in the same turn of the main actor.
+  /// the next waiting one starts in its place, in the same turn of the main actor. The items'
+  /// runners show their progress as each frame reads it, without animation (`.instant`), so
+  /// that thousands of items a second cost no frames once they ended.
   ///
   /// ```swift
   /// let group = TaskRunnerGroup(unit: .bytes)
