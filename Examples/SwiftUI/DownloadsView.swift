@@ -1,7 +1,7 @@
-// The `downloads` example as a SwiftUI view: a queue of downloads, three at a time, each a
-// TaskRunner in one TaskRunnerGroup weighted by size. A row per file shows its bar and its bytes,
-// and below the list the group's overall bar and how many downloads are in each phase. One
-// button starts the queue, or cancels it: the downloads under way and the ones still waiting.
+// The `downloads` example as a SwiftUI view: a queue of downloads, three at a time, run by a
+// TaskRunnerGroup weighted by size. A row per file shows its bar and its bytes, and below the
+// list the group's overall bar and how many downloads are in each phase. One button starts the
+// queue, or cancels it: the downloads under way and the ones still waiting.
 // The terminal version is in Examples/downloads.
 //
 // Where SwiftUI does not exist, SwiftUIExampleTests compiles this file against a stand-in for the
@@ -14,80 +14,65 @@ import TaskProgress
 
 struct DownloadsView: View {
   @State private var group = TaskRunnerGroup(weighting: .units, unit: .bytes)
-  /// The queue's run, while one is under way.
-  @State private var queue: Task<Void, Never>?
+  /// The queue under way, or the last one: a runner for each file, in the files' order.
+  @State private var queue: TaskRunnerGroup.Queue<RemoteFile>?
   let files: [RemoteFile]
   /// How many files download at a time.
   var jobs = 3
 
   var body: some View {
     VStack(alignment: .leading) {
-      List(group.members) { member in
+      List(rows) { row in
         VStack(alignment: .leading) {
-          Text(member.label)
-          ProgressView(value: member.runner.displayedProgress)  // animates
-          Text(bytes(of: member))
+          Text(row.file.name)
+          ProgressView(value: row.runner?.displayedProgress ?? 0)  // animates
+          Text(bytes(of: row))
             .monospacedDigit()
             .foregroundStyle(.secondary)
         }
       }
       ProgressView(value: group.displayedProgress)  // the weighted total: a big file counts more
-      Text(group.counts.description)  // "3 running, 5 idle", then "8 finished"
-      Button(queue == nil ? "Start" : "Cancel") {
-        queue == nil ? start() : cancel()
+      Text(group.counts.description)  // "3 running, 5 waiting", then "8 finished"
+      // The queue ends in the turn its last download ends, whose new state redraws the view.
+      Button(queue?.isActive == true ? "Cancel" : "Start") {
+        queue?.isActive == true ? group.cancelAll() : start()
       }
     }
-    .onAppear(perform: addFiles)
   }
 
-  /// Puts every file in the group once, idle, weighted by its size, so that the total counts
-  /// the files still waiting.
-  private func addFiles() {
-    guard group.members.isEmpty else { return }
-    for file in files {
-      let runner = TaskRunner()
-      runner.unit = .bytes
-      // A size is a finite number, 0 or more: a valid weight.
-      _ = try? group.add(runner, label: file.name, weight: Double(file.size))
-    }
+  /// A file, and the runner of its download once a queue has one.
+  private struct Row: Identifiable {
+    let id: Int
+    let file: RemoteFile
+    let runner: TaskRunner?
   }
 
-  /// Runs the queue: every download back to idle, then `jobs` of them at a time, the next one
-  /// starting as soon as one ends, finished or failed.
+  /// Every file, waiting until the first start.
+  private var rows: [Row] {
+    files.indices.map { Row(id: $0, file: files[$0], runner: queue?.runners[$0]) }
+  }
+
+  /// Starts the queue, `jobs` downloads at a time; the last run's downloads leave the group.
+  ///
+  /// The next download starts as soon as one ends, finished or failed.
   private func start() {
-    queue = Task {
-      for runner in group.runners {
-        runner.reset()
-      }
-      await withTaskGroup(of: Void.self) { lanes in
-        for (index, (file, runner)) in zip(files, group.runners).enumerated() {
-          if index >= jobs {
-            _ = await lanes.next()  // one download ended: the next one starts
-          }
-          guard !Task.isCancelled else { break }  // cancelled: the waiting ones never start
-          lanes.addTask {
-            await runner.run { reporter in try await file.download(reporter: reporter) }
-          }
-        }
-      }
-      queue = nil
-    }
-  }
-
-  /// Cancels the downloads under way at once; the waiting ones never start.
-  private func cancel() {
-    queue?.cancel()
-    group.cancelAll()
+    group.removeEnded()
+    queue = group.startQueue(
+      files, maxConcurrency: jobs, label: \.name, weight: { Double($0.size) },
+      perform: { file, reporter in try await file.download(reporter: reporter) })
   }
 
   /// `45.2 MB / 137 MB` while a file downloads, its size once it has, or what became of it.
-  private func bytes(of member: TaskRunnerGroup.Member) -> String {
-    let size = Int(member.weight ?? 0)
-    switch member.runner.state {
+  private func bytes(of row: Row) -> String {
+    let size = row.file.size
+    switch row.runner?.state ?? .idle {
     case .running(let progress), .paused(let progress):
       return ProgressUnit.bytes.format(completed: progress.completedCount ?? 0, of: size)
     case .finished: return ProgressUnit.bytes.format(size)
     case .failed(let error): return "Failed: \(error)"
+    // The queue starts the files in their order: those past the last it started never did.
+    case .cancelled where row.id >= queue?.startedCount ?? 0:
+      return "Not started, " + ProgressUnit.bytes.format(size)
     case .cancelled: return "Cancelled"
     case .idle: return "Waiting, " + ProgressUnit.bytes.format(size)
     }

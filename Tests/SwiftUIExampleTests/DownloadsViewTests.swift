@@ -23,8 +23,12 @@ struct DownloadsViewTests {
     ProgressUnit.bytes.format(count)
   }
 
-  @Test func appearingListsEveryFileAsWaiting() {
-    Screen(view).appear()
+  /// The view's queue, once Start was pressed.
+  private func queue(of view: DownloadsView) throws -> TaskRunnerGroup.Queue<RemoteFile> {
+    try #require(view.state("queue", as: TaskRunnerGroup.Queue<RemoteFile>?.self) ?? nil)
+  }
+
+  @Test func everyFileIsListedAsWaitingBeforeTheStart() {
     let screen = Screen(view)
     #expect(
       rows(of: screen) == [
@@ -35,19 +39,14 @@ struct DownloadsViewTests {
     #expect(screen.buttons.map(\.title) == ["Start"])
   }
 
-  @Test func appearingAgainAddsNoFile() {
-    Screen(view).appear()
-    Screen(view).appear()
-    #expect(view.state("group", as: TaskRunnerGroup.self)?.members.count == 3)
-  }
-
   @Test func startDownloadsEveryFile() async throws {
-    Screen(view).appear()
     try Screen(view).press("Start")
-    #expect(Screen(view).buttons.map(\.title) == ["Cancel"])
+    let started = Screen(view)
+    #expect(started.texts.last == "2 running, 1 waiting")
+    #expect(started.buttons.map(\.title) == ["Cancel"])
 
-    let queue = try #require(view.state("queue", as: Task<Void, Never>?.self) ?? nil)
-    await queue.value
+    let outcomes = try await queue(of: view).wait()
+    #expect(outcomes == [.finished, .finished, .finished])
     let done = Screen(view)
     #expect(
       rows(of: done) == [
@@ -57,29 +56,40 @@ struct DownloadsViewTests {
     #expect(done.buttons.map(\.title) == ["Start"])
   }
 
+  @Test func startingAgainDownloadsEveryFileOnceMore() async throws {
+    try Screen(view).press("Start")
+    _ = try await queue(of: view).wait()
+    try Screen(view).press("Start")
+    // The last run's downloads left the group: each file is in it once.
+    let group = try #require(view.state("group", as: TaskRunnerGroup.self))
+    #expect(group.members.map(\.label) == ["a.zip", "b.zip", "c.zip"])
+    #expect(Screen(view).texts.last == "2 running, 1 waiting")
+
+    #expect(try await queue(of: view).wait() == [.finished, .finished, .finished])
+    #expect(Screen(view).texts.last == "3 finished")
+  }
+
   @Test func cancelStopsTheDownloadsAndTheQueue() async throws {
-    // Long downloads, so that the first is still under way when Cancel is pressed.
+    // Long downloads, so that the first two are still under way when Cancel is pressed.
     let view = DownloadsView(
       files: [
         RemoteFile(name: "a.iso", size: 400_000_000), RemoteFile(name: "b.iso", size: 400_000_000),
         RemoteFile(name: "c.iso", size: 400_000_000),
       ],
       jobs: 2)
-    Screen(view).appear()
-    let group = try #require(view.state("group", as: TaskRunnerGroup.self))
-    let first = StateRecorder(observing: group.runners[0])
     try Screen(view).press("Start")
-    #expect(await first.wait(forStateCount: 2))  // idle, then running
+    let queue = try queue(of: view)
+    #expect(queue.runners.map(\.state.phase) == [.running, .running, .idle])
 
     try Screen(view).press("Cancel")
-    let queue = try #require(view.state("queue", as: Task<Void, Never>?.self) ?? nil)
-    await queue.value
+    #expect(await queue.wait() == [.cancelled, .cancelled, .cancelled])
     let screen = Screen(view)
     // The two under way are cancelled; the third never starts.
     #expect(
       rows(of: screen) == [
-        "a.iso", "Cancelled", "b.iso", "Cancelled", "c.iso", "Waiting, " + bytes(400_000_000),
+        "a.iso", "Cancelled", "b.iso", "Cancelled", "c.iso", "Not started, " + bytes(400_000_000),
       ])
+    #expect(screen.texts.last == "3 cancelled")
     #expect(screen.buttons.map(\.title) == ["Start"])
   }
 }

@@ -1,5 +1,5 @@
 // The stand-in's view modifiers. Those that change what a test can see (whether a button is
-// enabled, what runs when a view appears) act on the `Screen`; the others only have to compile.
+// enabled) act on the `Screen`; the others only have to compile.
 #if !canImport(SwiftUI)
 
 /// A view with a modifier applied.
@@ -8,8 +8,6 @@ struct ModifiedView<Content: View>: PrimitiveView {
   enum Modifier {
     /// Enables or disables the controls inside.
     case disabled(Bool)
-    /// Runs an action when the view appears.
-    case onAppear((() -> Void)?)
     /// Changes only the looks (digits, colours) or adds an alert the stand-in never presents.
     case appearance
   }
@@ -24,11 +22,6 @@ struct ModifiedView<Content: View>: PrimitiveView {
       screen.isEnabled = wasEnabled && !disabled
       screen.draw(content)
       screen.isEnabled = wasEnabled
-    case .onAppear(let action):
-      if let action {
-        screen.appearActions.append(action)
-      }
-      screen.draw(content)
     case .appearance:
       screen.draw(content)
     }
@@ -50,11 +43,6 @@ extension View {
   /// Disables the controls inside when `disabled` is true.
   func disabled(_ disabled: Bool) -> some View {
     ModifiedView(content: self, modifier: .disabled(disabled))
-  }
-
-  /// Runs `action` when the view appears.
-  func onAppear(perform action: (() -> Void)? = nil) -> some View {
-    ModifiedView(content: self, modifier: .onAppear(action))
   }
 
   /// Draws digits with a fixed width.

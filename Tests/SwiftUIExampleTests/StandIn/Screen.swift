@@ -2,7 +2,7 @@
 #if !canImport(SwiftUI)
 
 /// What a view shows at one moment: its texts, buttons and progress bars, each in the order it
-/// appears, and what runs when it appears.
+/// appears.
 @MainActor
 struct Screen {
   /// A button as drawn.
@@ -17,8 +17,6 @@ struct Screen {
   var buttons: [Control] = []
   /// The fraction each progress bar shows; `nil` for an indeterminate one.
   var progressBars: [Double?] = []
-  /// The actions of `onAppear`, outermost first.
-  var appearActions: [() -> Void] = []
   /// Whether the controls being drawn are enabled.
   var isEnabled = true
 

@@ -10,12 +10,5 @@ extension Screen {
     try #require(button.isEnabled, "\(title) is disabled", sourceLocation: sourceLocation)
     button.action()
   }
-
-  /// Runs the `onAppear` actions, as SwiftUI does when it shows the view.
-  func appear() {
-    for action in appearActions {
-      action()
-    }
-  }
 }
 #endif
