@@ -192,7 +192,7 @@ final class ProgressNode: Sendable {
   struct Shared: Sendable {
     /// The started children not seen finished yet, in the order they started; pruned of
     /// finished ones as they are read or added to.
-    var children: [ProgressNode] = []
+    var children = ChildList()
     /// The count after the last pruning: adding prunes again once the list doubles.
     var prunedCount = 0
     /// What the last frame read of this node as a run's root: what the next frame shows when
@@ -231,8 +231,47 @@ final class ProgressNode: Sendable {
 
     /// Drops the finished children: reading one costs a load of its flag, not a walk.
     mutating func pruneFinished() {
-      children.removeAll { $0.isFinished }
+      children.removeFinished()
       prunedCount = children.count
+    }
+
+    /// Takes the children out, leaving none.
+    mutating func takeChildren() -> [ProgressNode] {
+      defer { children = ChildList() }
+      return children.chunks.flatMap { $0 }
+    }
+  }
+
+  /// A node's children, in chunks of at most ``chunkSize``.
+  ///
+  /// A reader copies the list under the lock and reads the children without it. A child started
+  /// while a reader holds its copy then copies the last chunk and the list of chunks, not every
+  /// child: with a million children and frames at 60 Hz, a flat list was copied whole, a retain
+  /// per child, on the first start after each frame.
+  struct ChildList: Sendable {
+    static let chunkSize = 1024
+    /// The chunks, each full but the last.
+    private(set) var chunks: [[ProgressNode]] = []
+    /// The number of children.
+    private(set) var count = 0
+
+    mutating func append(_ child: ProgressNode) {
+      if chunks.last.map({ $0.count >= ChildList.chunkSize }) ?? true {
+        chunks.append([])  // grown as children come: most nodes have a few
+      }
+      chunks[chunks.count - 1].append(child)
+      count += 1
+    }
+
+    /// Removes the finished children, keeping the order of the others.
+    mutating func removeFinished() {
+      var kept = ChildList()
+      for chunk in chunks {
+        for child in chunk where !child.isFinished {
+          kept.append(child)
+        }
+      }
+      self = kept
     }
   }
 
@@ -502,7 +541,9 @@ final class ProgressNode: Sendable {
     /// The counts, clamped, while the children are read.
     var completed = 0
     var total = 0
-    var children: [ProgressNode] = []
+    /// The children's chunks, and the place of the next child to read in them.
+    var chunks: [[ProgressNode]] = []
+    var chunk = 0
     var next = 0
     /// The unfinished children's assigned counts times their fractions, so far.
     var shares = 0.0
@@ -591,8 +632,10 @@ final class ProgressNode: Sendable {
       case .counts(let completed, let total, _):
         self.completed = min(completed, total)
         self.total = total
-        children =
-          node.hasChildren.load(ordering: .acquiring) ? node.shared.withLock { $0.children } : []
+        chunks =
+          node.hasChildren.load(ordering: .acquiring)
+          ? node.shared.withLock { $0.children.chunks } : []
+        chunk = 0
         next = 0
         shares = 0
       }
@@ -603,39 +646,47 @@ final class ProgressNode: Sendable {
     /// taking in the last reading of the unchanged ones.
     mutating func nextChild() -> ProgressNode? {
       let usesReadings = keepsReadings && !isAnyway
-      // Through the buffer: a frame over thousands of unchanged children then costs a few loads
-      // each, not a retain and a release of each.
-      let (index, kept, passed) = children.withUnsafeBufferPointer { children in
-        var index = next
-        var kept = 0.0
-        var passed = false
-        while index < children.count {
-          // The list holds each child for as long as this reading runs: borrowed, not retained.
-          let step = Unmanaged.passUnretained(children[index])._withUnsafeGuaranteedRef {
-            child -> Double? in
-            if child.isFinished { return -1 }
-            guard usesReadings, let share = child.keptShare else { return nil }
-            return Double(child.assigned) * share
+      while chunk < chunks.count {
+        // Through the buffer: a frame over thousands of unchanged children then costs a few
+        // loads each, not a retain and a release of each.
+        let (index, kept, passed) = chunks[chunk].withUnsafeBufferPointer { children in
+          var index = next
+          var kept = 0.0
+          var passed = false
+          while index < children.count {
+            // The list holds each child for as long as this reading runs: borrowed, not
+            // retained.
+            let step = Unmanaged.passUnretained(children[index])._withUnsafeGuaranteedRef {
+              child -> Double? in
+              if child.isFinished { return -1 }
+              guard usesReadings, let share = child.keptShare else { return nil }
+              return Double(child.assigned) * share
+            }
+            guard let step else { break }
+            if step < 0 {
+              passed = true
+            } else {
+              kept += step
+            }
+            index += 1
           }
-          guard let step else { break }
-          if step < 0 {
-            passed = true
-          } else {
-            kept += step
-          }
-          index += 1
+          return (index, kept, passed)
         }
-        return (index, kept, passed)
+        next = index
+        shares += kept
+        passedFinished = passedFinished || passed
+        if next < chunks[chunk].count {
+          return chunks[chunk][next]
+        }
+        chunk += 1
+        next = 0
       }
-      next = index
-      shares += kept
-      passedFinished = passedFinished || passed
-      return next < children.count ? children[next] : nil
+      return nil
     }
 
     /// Takes in the reading of the child ``nextChild()`` gave.
     mutating func add(_ progress: RunProgress) {
-      shares += Double(children[next].assigned) * min(progress.fractionCompleted ?? 0, 1)
+      shares += Double(chunks[chunk][next].assigned) * min(progress.fractionCompleted ?? 0, 1)
       next += 1
     }
 
@@ -645,7 +696,7 @@ final class ProgressNode: Sendable {
         node.shared.withLock { $0.pruneFinished() }
         passedFinished = false
       }
-      children = []
+      chunks = []
     }
 
     /// The progress of this attempt, its children read.
@@ -740,16 +791,10 @@ final class ProgressNode: Sendable {
     // A deep chain would release its children in nested deinits, one stack frame per level:
     // they are taken from here and released one at a time, each first handing its own children
     // to this loop when this loop holds the last reference to it.
-    var pending = shared.withLock { shared in
-      defer { shared.children = [] }
-      return shared.children
-    }
+    var pending = shared.withLock { $0.takeChildren() }
     while var node = pending.popLast() {
       if isKnownUniquelyReferenced(&node) {
-        pending += node.shared.withLock { shared in
-          defer { shared.children = [] }
-          return shared.children
-        }
+        pending += node.shared.withLock { $0.takeChildren() }
       }
     }
   }

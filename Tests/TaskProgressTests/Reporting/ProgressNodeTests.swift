@@ -127,6 +127,32 @@ struct ProgressNodeTests {
     #expect(frame == RunProgress(fractionCompleted: 0.5, completed: 1, of: 100))
   }
 
+  @Test func childrenAcrossSeveralChunksAreReadAndPrunedInOrder() {
+    let size = 2 * ProgressNode.ChildList.chunkSize + 500
+    let root = TaskRunner.Reporter(totalCount: size)
+    let children = (0..<size).map { _ in
+      root.subprogress(assigningCount: 1).start(totalCount: 4)
+    }
+    for (index, child) in children.enumerated() {
+      // Every third one finishes; the others are a quarter done.
+      child.complete(count: index % 3 == 0 ? 4 : 1)
+    }
+    let finished = (size + 2) / 3
+    let expected = RunProgress(
+      fractionCompleted: (Double(finished) + Double(size - finished) * 0.25) / Double(size),
+      completed: finished, of: size)
+    let frames = [root.node.readChanges(), root.node.readChanges()]
+    // The frames passed the finished children and dropped them, keeping the order of the rest.
+    let kept = root.node.shared.withLock { $0.children.chunks.flatMap { $0 } }
+    #expect(frames == [expected, expected])
+    #expect(root.node.read() == expected)
+    #expect(
+      kept.map(ObjectIdentifier.init)
+        == children.enumerated().filter { $0.offset % 3 != 0 }
+        .map { ObjectIdentifier($0.element.node) })
+    #expect(root.node.shared.withLock { $0.children.count } == size - finished)
+  }
+
   @Test func aFrameThatGaveUpReadsAgainOnTheNext() {
     let root = TaskRunner.Reporter(totalCount: 2)
     let child = root.subprogress(assigningCount: 2).start(totalCount: 4)
