@@ -299,6 +299,26 @@ final class ProgressNode: Sendable {
 
   // MARK: - Writing
 
+  /// Stores a report in the words, then marks the node changed for the next frame: what every
+  /// lock-free report does, so that none stores without marking.
+  @inlinable
+  @inline(__always)
+  func report(total: UInt64, count: UInt64) {
+    words.write(total: total, count: count)
+    noteChange()
+  }
+
+  /// Adds completed units, then marks the node changed for the next frame.
+  ///
+  /// - Returns: What was added since the node began, this count included.
+  @inlinable
+  @inline(__always)
+  func add(_ count: Int) -> Int {
+    let added = words.add(count)
+    noteChange()
+    return added
+  }
+
   /// Marks the node changed for the next frame, after a report stored: one load when a report
   /// since the last frame marked it already.
   @inlinable

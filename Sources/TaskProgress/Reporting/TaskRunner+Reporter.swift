@@ -63,9 +63,8 @@ extension TaskRunner {
       guard fractionCompleted.isFinite else { return }
       // Adding 0 turns -0.0 into +0.0, so that equal fractions store equal words.
       let fraction = min(max(fractionCompleted, 0), 1) + 0
-      node.words.write(
+      node.report(
         total: ProgressWord.fractionMode, count: ProgressWord.payload(fraction: fraction))
-      node.noteChange()
       if fraction == 1 && node.isChild {
         node.finishIfComplete()
       }
@@ -85,8 +84,7 @@ extension TaskRunner {
       if let totalPayload = ProgressWord.payload(total: total),
         let countPayload = ProgressWord.payload(base: base)
       {
-        node.words.write(total: totalPayload, count: countPayload)
-        node.noteChange()
+        node.report(total: totalPayload, count: countPayload)
       } else {
         node.storeWide(base: base, total: total)
       }
@@ -134,8 +132,7 @@ extension TaskRunner {
     /// ```
     @inlinable
     public func complete(count: Int) {
-      let added = node.words.add(max(count, 0))
-      node.noteChange()
+      let added = node.add(max(count, 0))
       if node.isChild && node.words.mayHaveCompleted(added: added) {
         node.finishIfComplete()
       }
@@ -183,14 +180,12 @@ extension TaskRunner {
     @inlinable
     public func reportIndeterminate(completed: Int? = nil) {
       guard let completed else {
-        node.words.write(total: ProgressWord.indeterminateMode, count: 0)
-        node.noteChange()
+        node.report(total: ProgressWord.indeterminateMode, count: 0)
         return
       }
       let base = node.words.base(for: max(completed, 0))
       if let count = ProgressWord.payload(base: base) {
-        node.words.write(total: ProgressWord.indeterminateCountingMode, count: count)
-        node.noteChange()
+        node.report(total: ProgressWord.indeterminateCountingMode, count: count)
       } else {
         node.storeWide(base: base, total: nil)
       }
