@@ -1,14 +1,14 @@
 /// How long a run has been active, paused time left out, and how fast its progress goes.
 ///
 /// The runner's frames record the run's progress as they read it; the rate is that of the run's
-/// *position*: its completed units (children under way counted by their share), or its fraction
-/// when it reports no counts. A change of kind, from a fraction to counts or back, starts the
+/// *position*: the bytes it counted, else the files, else its completed units (children under
+/// way counted by their share), or its fraction when it reports no counts. A change of kind, from a fraction to counts or back, starts the
 /// estimate again.
 struct RunTiming: Sendable {
   /// A run's speed and the time it has left.
   struct Estimate: Hashable, Sendable {
-    /// Completed units per second, when the run reports counts and the estimator has enough
-    /// samples.
+    /// Bytes, files or completed units per second, as the run counts them, when the estimator
+    /// has enough samples.
     var throughput: Double?
     /// The time the run has left at its current speed, when it has a total.
     var timeRemaining: Duration?
@@ -19,6 +19,10 @@ struct RunTiming: Sendable {
 
   /// What a position measures.
   private enum Kind: Equatable {
+    /// Bytes done, summed over the run's reporters.
+    case bytes
+    /// Files done, summed over the run's reporters.
+    case files
     /// Completed units.
     case counts
     /// The fraction of the whole.
@@ -82,12 +86,21 @@ struct RunTiming: Sendable {
     let time = activeTime.elapsed(at: now)
     guard let rate = estimator.rate(at: time) else { return .unknown }
     return Estimate(
-      throughput: kind == .counts ? rate : nil,
+      throughput: kind == .fraction ? nil : rate,
       timeRemaining: remaining.flatMap { estimator.timeRemaining(for: $0, at: time) })
   }
 
   /// What a progress measures, where it is, and what is left, if it has a total.
+  ///
+  /// A run that counts bytes is measured in bytes, else one that counts files in files: they
+  /// are what its counts beside the bar show, whatever weights its fraction.
   private static func position(of progress: RunProgress) -> (Kind, Double, Double?)? {
+    if let bytes = progress.completedByteCount {
+      return (.bytes, Double(bytes), progress.totalByteCount.map { Double(max($0 - bytes, 0)) })
+    }
+    if let files = progress.completedFileCount {
+      return (.files, Double(files), progress.totalFileCount.map { Double(max($0 - files, 0)) })
+    }
     switch (progress.fractionCompleted, progress.completedCount, progress.totalCount) {
     case (.some(let fraction), .some(let completed), .some(let total)):
       // Units done, children under way counted by their share, exact while there are none.

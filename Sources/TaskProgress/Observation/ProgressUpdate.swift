@@ -21,12 +21,24 @@ public struct ProgressUpdate: Sendable, Equatable {
   public let displayedProgress: Double
   /// When, on the runner's clock: the time since the runner was created.
   public let time: Duration
-  /// The run's speed in completed units per second, as ``TaskRunner/throughput`` has it.
+  /// The run's speed, as ``TaskRunner/throughput`` has it: in bytes, files or completed units
+  /// per second, as ``rateUnit`` says.
   public let throughput: Double?
   /// The time the run has left, as ``TaskRunner/estimatedTimeRemaining`` has it.
   public let estimatedTimeRemaining: Duration?
   /// What the counts measure, as ``TaskRunner/unit`` has it.
   public let unit: ProgressUnit
+  /// The progress of the active run, or where the run got to when this update ends it.
+  ///
+  /// It is ``TaskRunner/lastProgress``: a renderer shows the last counts of a finished run from
+  /// it. `nil` while idle.
+  public let lastProgress: RunProgress?
+
+  /// The unit to show the counts beside the bar and ``throughput`` in, for ``lastProgress``:
+  /// bytes when the run counts bytes, files when it counts files, else ``unit``.
+  public var rateUnit: ProgressUnit {
+    lastProgress.map { unit.measuring($0) } ?? unit
+  }
 
   /// Creates an update; renderers receive them from the runner, tests may make their own.
   ///
@@ -38,11 +50,14 @@ public struct ProgressUpdate: Sendable, Equatable {
   ///   - throughput: The run's speed in units per second, if known.
   ///   - estimatedTimeRemaining: The time the run has left, if known.
   ///   - unit: What the counts measure.
+  ///   - lastProgress: The progress of the active run or of the run that this update ends;
+  ///     `nil`, the default, for the state's own progress.
   public init(
     reason: Reason, state: RunState, displayedProgress: Double, time: Duration,
     throughput: Double? = nil, estimatedTimeRemaining: Duration? = nil,
-    unit: ProgressUnit = .items
+    unit: ProgressUnit = .items, lastProgress: RunProgress? = nil
   ) {
+    self.lastProgress = lastProgress ?? state.progress
     self.reason = reason
     self.state = state
     self.displayedProgress = displayedProgress

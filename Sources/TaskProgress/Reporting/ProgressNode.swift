@@ -51,6 +51,8 @@ final class ProgressNode: Sendable {
   let version = Atomic<UInt64>(0)
   /// What is off the reporting path: the children, and a total too large for the words.
   let shared = Locked(Shared())
+  /// The bytes and files counted in this node's subtree, once a reporter counted any.
+  let amounts = AtomicLazyReference<NodeAmounts>()
 
   /// The values of ``changeMark``.
   ///
@@ -804,7 +806,7 @@ final class ProgressNode: Sendable {
         stack[top].needsWords = true
       }
     }
-    return returned?.progress
+    return returned?.progress.map { $0.withAmounts(root.amountsReading) }
   }
 
   deinit {

@@ -105,6 +105,18 @@ struct RunStateMachine: Sendable {
 
   private var current: State = .idle
   private var lastRunNumber: UInt64 = 0
+  /// Where the last run that ended got to, until the runner starts again: what the states that
+  /// end it carry beside them, `.cancelled` then `.idle` of a reset included.
+  private(set) var endedProgress: RunProgress?
+
+  /// The active run's progress, or the last progress of the run that ended; `nil` while idle.
+  var lastProgress: RunProgress? {
+    switch current {
+    case .active(let run): run.progress
+    case .idle: nil
+    case .finished, .failed, .cancelled: endedProgress
+    }
+  }
 
   /// The public form of the current state.
   var state: RunState {
@@ -136,6 +148,7 @@ struct RunStateMachine: Sendable {
   ) -> RunID? {
     if case .active = current { return nil }
     lastRunNumber += 1
+    endedProgress = nil
     let id = RunID(rawValue: lastRunNumber)
     current = .active(
       ActiveRun(
@@ -219,6 +232,7 @@ struct RunStateMachine: Sendable {
       states.append(state)
     }
     guard let active = activeRun else { return nil }
+    endedProgress = active.progress
     switch result {
     case _ where sourceCancelled:
       current = .cancelled
@@ -235,6 +249,7 @@ struct RunStateMachine: Sendable {
   /// Cancels the active run, or only `run` when given and still active.
   mutating func cancel(ifActive run: RunID? = nil) -> RunEnd? {
     guard let active = activeRun, run == nil || run == active.id else { return nil }
+    endedProgress = active.progress
     current = .cancelled
     return RunEnd(run: active, cancelsTask: true, states: [.cancelled], outcome: .cancelled)
   }
@@ -255,6 +270,7 @@ struct RunStateMachine: Sendable {
       return nil
     case .active(let active):
       current = .idle
+      endedProgress = active.progress
       return .endRunAndPublishIdle(
         RunEnd(run: active, cancelsTask: true, states: [.cancelled, .idle], outcome: .cancelled))
     case .finished, .failed, .cancelled:
@@ -277,5 +293,6 @@ extension RunProgress {
       completed >= previous.completedCount ?? 0, fraction < old, old - fraction < 1e-9
     else { return self }
     return RunProgress(fractionCompleted: old, completed: completed, of: total, message: message)
+      .withAmounts(countedAmounts)
   }
 }

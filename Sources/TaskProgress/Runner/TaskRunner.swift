@@ -84,6 +84,25 @@ public final class TaskRunner {
     return machine.state
   }
 
+  /// The progress of the active run, or where the last run got to when it ended: its last
+  /// counts, bytes, files and message; `nil` while idle.
+  ///
+  /// The state of an ended run carries no progress (``RunState/finished`` is only that), so a
+  /// view that keeps showing `24 files, 1.05 GB` and the last message after the end reads them
+  /// here. It is the progress of the last frame before the end: a run that finished without
+  /// reporting its last unit shows the count it reported, while its state's fraction is 1.
+  /// Observation reports its changes with those of ``state``; `reset()` and the next start
+  /// clear it.
+  ///
+  /// ```swift
+  /// let end = await runner.run { reporter in try await hashFiles(reporter) }
+  /// print(end, runner.lastProgress?.completedByteCount ?? 0)
+  /// ```
+  public var lastProgress: RunProgress? {
+    access(keyPath: \.state)
+    return machine.lastProgress
+  }
+
   /// Whether an operation is running and not paused.
   public var isRunning: Bool {
     state.phase == .running
@@ -101,9 +120,10 @@ public final class TaskRunner {
     state.phase == .paused
   }
 
-  /// The active run's speed, in completed units per second, smoothed over the last seconds of
-  /// its progress; `nil` while the run reports no counts, has not reported enough to tell, or
-  /// no run is active.
+  /// The active run's speed, smoothed over the last seconds of its progress: in bytes per second
+  /// when the run counts bytes (``RunProgress/completedByteCount``), else in files per second when
+  /// it counts files, else in completed units per second; `nil` while the run reports no counts,
+  /// has not reported enough to tell, or no run is active.
   ///
   /// The runner estimates it from the progress its frames read, paused time left out, and
   /// updates it on every frame: it decays while the work makes no progress. See
@@ -529,7 +549,8 @@ public final class TaskRunner {
     return ProgressUpdate(
       reason: reason, state: state, displayedProgress: display.value(at: now), time: now,
       throughput: estimate.throughput, estimatedTimeRemaining: estimate.timeRemaining,
-      unit: unit)
+      unit: unit,
+      lastProgress: state.progress ?? (state.phase.isTerminal ? machine.endedProgress : nil))
   }
 }
 

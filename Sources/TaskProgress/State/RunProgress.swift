@@ -17,6 +17,9 @@ public struct RunProgress: Hashable, Sendable {
   /// that any reporter of the run set with ``TaskRunner/Reporter/report(message:)``, or `nil`
   /// while none did or the latest was `nil`.
   public let message: String?
+  /// The bytes and files the run's reporters counted, apart from the units of the fraction;
+  /// `nil` when none did.
+  let amounts: Amounts?
 
   /// Creates a determinate progress from a fraction.
   ///
@@ -30,6 +33,7 @@ public struct RunProgress: Hashable, Sendable {
     self.completedCount = nil
     self.totalCount = nil
     self.message = message
+    self.amounts = nil
   }
 
   /// Creates a determinate progress from counts: `completed` of `total` units.
@@ -48,6 +52,7 @@ public struct RunProgress: Hashable, Sendable {
     self.totalCount = total
     self.fractionCompleted = total == 0 ? 1 : Double(completed) / Double(total)
     self.message = message
+    self.amounts = nil
   }
 
   /// Creates a determinate progress whose fraction goes beyond its counts: `completed` of `total`
@@ -69,6 +74,7 @@ public struct RunProgress: Hashable, Sendable {
     self.totalCount = total
     self.fractionCompleted = total == 0 ? 1 : RunProgress.clampedFraction(fractionCompleted)
     self.message = message
+    self.amounts = nil
   }
 
   /// Creates an indeterminate progress: work is under way but its size is unknown.
@@ -92,6 +98,7 @@ public struct RunProgress: Hashable, Sendable {
     self.completedCount = completed
     self.totalCount = nil
     self.message = message
+    self.amounts = nil
   }
 
   /// This progress with another status text.
@@ -101,17 +108,19 @@ public struct RunProgress: Hashable, Sendable {
   public func withMessage(_ message: String?) -> RunProgress {
     RunProgress(
       fractionCompleted: fractionCompleted, completedCount: completedCount,
-      totalCount: totalCount, message: message)
+      totalCount: totalCount, message: message, amounts: amounts)
   }
 
   /// Every field as given, already valid.
-  private init(
-    fractionCompleted: Double?, completedCount: Int?, totalCount: Int?, message: String?
+  init(
+    fractionCompleted: Double?, completedCount: Int?, totalCount: Int?, message: String?,
+    amounts: Amounts?
   ) {
     self.fractionCompleted = fractionCompleted
     self.completedCount = completedCount
     self.totalCount = totalCount
     self.message = message
+    self.amounts = amounts
   }
 
   /// Clamps to `0...1`, maps NaN to 0 and turns `-0.0` into `0.0`.
@@ -138,11 +147,27 @@ extension RunProgress: ExpressibleByIntegerLiteral {
 
 extension RunProgress: CustomStringConvertible {
   /// A short form for logs and test failures, such as `42%`, `3/10`, `3/10, 45%` (unfinished
-  /// children beyond the counts) or `indeterminate`, followed by the message in quotes, if any:
+  /// children beyond the counts) or `indeterminate`, then the bytes and files counted, if any
+  /// (`3/10, 117 MB / 1.05 GB, 3/24 files`), followed by the message in quotes, if any:
   /// `3/10 "Hashing b.jpg"`.
   public var description: String {
-    guard let message else { return countsDescription }
-    return "\(countsDescription) \"\(message)\""
+    let counts = [countsDescription, amountsDescription].compactMap { $0 }.joined(separator: ", ")
+    guard let message else { return counts }
+    return "\(counts) \"\(message)\""
+  }
+
+  /// `117 MB / 1.05 GB, 3/24 files`, the bytes and files counted, or `nil` for none.
+  private var amountsDescription: String? {
+    var parts: [String] = []
+    if let bytes = completedByteCount ?? totalByteCount.map({ _ in 0 }) {
+      parts.append(
+        totalByteCount.map { ProgressUnit.bytes.format(completed: bytes, of: $0) }
+          ?? ProgressUnit.bytes.format(bytes))
+    }
+    if let files = completedFileCount ?? totalFileCount.map({ _ in 0 }) {
+      parts.append((totalFileCount.map { "\(files)/\($0)" } ?? "\(files)") + " files")
+    }
+    return parts.isEmpty ? nil : parts.joined(separator: ", ")
   }
 
   /// Whether the fraction is exactly the counts' own, with no children under way beyond them.
@@ -173,12 +198,21 @@ extension RunProgress: CustomStringConvertible {
   }
 }
 
+/// `nil` or the value, as a debug description shows it.
+private func optional(_ value: Int?) -> String {
+  value.map { "\($0)" } ?? "nil"
+}
+
 extension RunProgress: CustomDebugStringConvertible {
   /// Every field, with every digit of the fraction.
   public var debugDescription: String {
     "RunProgress(fractionCompleted: \(fractionCompleted.map { "\($0)" } ?? "nil"), "
       + "completedCount: \(completedCount.map { "\($0)" } ?? "nil"), "
       + "totalCount: \(totalCount.map { "\($0)" } ?? "nil"), "
-      + "message: \(message.map { String(reflecting: $0) } ?? "nil"))"
+      + "message: \(message.map { String(reflecting: $0) } ?? "nil")"
+      + (countedAmounts.map {
+        ", bytes: \(optional($0.completedBytes))/\(optional($0.totalBytes))"
+          + ", files: \(optional($0.completedFiles))/\(optional($0.totalFiles))"
+      } ?? "") + ")"
   }
 }

@@ -140,8 +140,12 @@ public final class LogFileRenderer: ProgressRenderer {
       }
     let line = LogLine(
       time: wallClock(), label: label, phase: state.phase, fraction: fraction,
-      completed: position?.completedCount, total: position?.totalCount, unit: update.unit,
-      throughput: update.throughput, eta: update.estimatedTimeRemaining,
+      completed: position?.completedCountForDisplay, total: position?.totalCount, unit: update.unit,
+      bytes: (position?.completedByteCount, position?.totalByteCount),
+      files: (position?.completedFileCount, position?.totalFileCount),
+      throughput: update.throughput,
+      throughputUnit: position.map { update.unit.measuring($0) },
+      eta: update.estimatedTimeRemaining,
       elapsed: state.phase == .idle ? nil : runStart.map { update.time - $0 },
       message: position?.message, error: state.error.map { String(describing: $0) })
     append(line.encoded())

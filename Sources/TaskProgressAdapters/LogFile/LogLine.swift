@@ -5,7 +5,7 @@ import TaskProgress
 /// ```json
 /// {"time":"2026-11-29T14:35:03.123Z","label":"import","phase":"running","fraction":0.42,"completed":42,"total":100,"unit":"items","throughput":24.5,"eta":2.367,"elapsed":1.234,"message":"Reading photo-0042.jpg"}
 /// ```
-struct LogLine: Equatable {
+struct LogLine {
   /// Wall-clock time since 1970-01-01T00:00:00Z.
   var time: Duration
   var label: String
@@ -15,8 +15,13 @@ struct LogLine: Equatable {
   var total: Int?
   /// What the counts measure; `nil` leaves the field out.
   var unit: ProgressUnit? = nil
-  /// Completed units per second.
+  /// The bytes and files the run counted, done and in all.
+  var bytes: (completed: Int?, total: Int?) = (nil, nil)
+  var files: (completed: Int?, total: Int?) = (nil, nil)
+  /// Completed units, bytes or files per second, as ``throughputUnit`` says.
   var throughput: Double? = nil
+  /// What the throughput counts, when it is not ``unit``: bytes or files a run counted.
+  var throughputUnit: ProgressUnit? = nil
   /// The time the run has left.
   var eta: Duration? = nil
   /// Time since the run started, on the runner's clock.
@@ -36,8 +41,15 @@ struct LogLine: Equatable {
     if let completed { json += ",\"completed\":\(completed)" }
     if let total { json += ",\"total\":\(total)" }
     if let unit { json += ",\"unit\":" + LogLine.quoted(LogLine.name(of: unit)) }
+    if let completed = bytes.completed { json += ",\"bytes\":\(completed)" }
+    if let total = bytes.total { json += ",\"totalBytes\":\(total)" }
+    if let completed = files.completed { json += ",\"files\":\(completed)" }
+    if let total = files.total { json += ",\"totalFiles\":\(total)" }
     if let throughput, throughput.isFinite {
       json += ",\"throughput\":" + LogLine.number(throughput)
+      if let throughputUnit, throughputUnit != unit {
+        json += ",\"throughputUnit\":" + LogLine.quoted(LogLine.name(of: throughputUnit))
+      }
     }
     if let eta { json += ",\"eta\":" + LogLine.seconds(eta) }
     if let elapsed { json += ",\"elapsed\":" + LogLine.seconds(elapsed) }

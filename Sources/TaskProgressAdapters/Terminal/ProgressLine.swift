@@ -94,11 +94,14 @@ struct ProgressLine: Equatable {
     /// A run that reports only a fraction has no rate; an indeterminate one has no total and no
     /// time left, and a rate only when it counts.
     static func forRun(_ progress: RunProgress, unit: ProgressUnit) -> Reservation {
-      switch (progress.fractionCompleted, progress.completedCount, progress.totalCount) {
-      case (.some, .some, .some(let total)):
+      let unit = unit.measuring(progress)
+      let counts = RunLines.shownCounts(progress, finished: false)
+      switch (progress.fractionCompleted, counts) {
+      case (.some, .some(let counts)) where counts.total != nil:
+        let columns = countsColumns(total: counts.total ?? 0, unit: unit)
         return Reservation(
-          counts: countsColumns(total: total, unit: unit), rate: rateColumns(unit), eta: 11)
-      case (nil, .some, _):
+          counts: columns + (counts.measure == .files ? 6 : 0), rate: rateColumns(unit), eta: 11)
+      case (_, .some):
         return Reservation(rate: rateColumns(unit), eta: status)
       default:
         return Reservation(eta: status)

@@ -28,13 +28,14 @@ struct RunLines {
   /// What the room kept after the bar depends on, besides the unit.
   private struct Kind: Equatable {
     var isDeterminate: Bool
-    var counts: Bool
+    var measure: RunLines.Measure?
     var total: Int?
 
     init(_ progress: RunProgress) {
       isDeterminate = progress.fractionCompleted != nil
-      counts = progress.completedCount != nil
-      total = progress.totalCount
+      let counts = RunLines.shownCounts(progress, finished: false)
+      measure = counts?.measure
+      total = counts?.total
     }
   }
 
@@ -86,7 +87,7 @@ struct RunLines {
       line.percentCounts = RunLines.percentCounts(progress)
       line.eta = update.estimatedTimeRemaining.map { "ETA " + TerminalFormat.remaining($0) }
     }
-    line.rate = update.throughput.map { unit.format(throughput: $0) }
+    line.rate = update.throughput.map { unit.measuring(progress).format(throughput: $0) }
     return line
   }
 
@@ -202,11 +203,46 @@ struct RunLines {
     return ProgressLine.Counts(completed: completed, total: total)
   }
 
-  /// `26/50` items or `1.2 GB / 3.4 GB`, `26` or `1.2 GB` without a total.
+  /// What the counts beside the bar measure.
+  enum Measure: Equatable {
+    /// The bytes the run's reporters counted.
+    case bytes
+    /// The files the run's reporters counted.
+    case files
+    /// The units that weight the fraction.
+    case units
+  }
+
+  /// The counts shown beside the bar, and what they measure.
+  ///
+  /// They are the bytes the run counted, else its files, else its units as the fraction stands
+  /// for them
+  /// (``/TaskProgress/RunProgress/completedCountForDisplay``), so that the counts agree with the
+  /// percentage and the bar; the whole total once `finished`. `nil` when there are none.
+  static func shownCounts(
+    _ progress: RunProgress, finished: Bool
+  ) -> (completed: Int, total: Int?, measure: Measure)? {
+    if progress.completedByteCount != nil || progress.totalByteCount != nil {
+      return (progress.completedByteCount ?? 0, progress.totalByteCount, .bytes)
+    }
+    if progress.completedFileCount != nil || progress.totalFileCount != nil {
+      return (progress.completedFileCount ?? 0, progress.totalFileCount, .files)
+    }
+    guard let completed = progress.completedCountForDisplay else { return nil }
+    guard let total = progress.totalCount else { return (completed, nil, .units) }
+    return (finished ? total : completed, total, .units)
+  }
+
+  /// The counts beside the bar as text: `26/50` items, `1.2 GB / 3.4 GB` or `3/24 files`.
+  ///
+  /// Without a total: `26`, `1.2 GB` or `3 files`. Bytes show in `unit`'s multiples when it is a byte unit, else in decimal ones.
   static func countsText(_ progress: RunProgress, finished: Bool, unit: ProgressUnit) -> String? {
-    guard let completed = progress.completedCount else { return nil }
-    guard let total = progress.totalCount else { return unit.format(completed) }
-    return unit.format(completed: finished ? total : completed, of: total)
+    guard let counts = shownCounts(progress, finished: finished) else { return nil }
+    let unit = unit.measuring(progress)
+    let text =
+      counts.total.map { unit.format(completed: counts.completed, of: $0) }
+      ?? unit.format(counts.completed)
+    return counts.measure == .files ? text + " files" : text
   }
 
   /// An error's description on one line.

@@ -224,3 +224,21 @@ struct LogRecord: Decodable, Equatable {
     return try JSONDecoder().decode(LogRecord.self, from: data)
   }
 }
+
+extension LogLineTests {
+  @Test func bytesAndFilesAreLoggedApartFromTheUnitsWithTheUnitOfTheRate() throws {
+    let line = LogLine(
+      time: .seconds(1_795_962_903), label: "hash", phase: .running, fraction: 0.5,
+      completed: 50, total: 100, unit: .items, bytes: (117_000_000, 1_050_000_000),
+      files: (3, 24), throughput: 52_000_000, throughputUnit: .bytes, elapsed: .seconds(2))
+    let text = line.encoded()
+    #expect(
+      text.contains(
+        "\"completed\":50,\"total\":100,\"unit\":\"items\",\"bytes\":117000000,"
+          + "\"totalBytes\":1050000000,\"files\":3,\"totalFiles\":24,\"throughput\":52000000.0,"
+          + "\"throughputUnit\":\"bytes\""), "\(text)")
+    let object =
+      try JSONSerialization.jsonObject(with: Data(text.utf8), options: []) as? [String: Any]
+    #expect(object?["totalBytes"] as? Int == 1_050_000_000)
+  }
+}

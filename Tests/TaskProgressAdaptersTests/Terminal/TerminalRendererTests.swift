@@ -422,8 +422,8 @@ struct TerminalRendererTests {
     token.cancel()
   }
 
-  /// A stage under way takes the fraction beyond the counts: the percentage shows the fraction,
-  /// as the bar does, and the counts stay the units done.
+  /// A stage under way takes the fraction beyond the counts: the percentage and the counts show
+  /// the fraction, as the bar does.
   @Test func aPercentageBeyondTheCountsIsTheFraction() {
     let progress = RunProgress(fractionCompleted: 0.45, completed: 0, of: 100)
     let terminal = MemoryTerminal(columns: 60)
@@ -434,7 +434,7 @@ struct TerminalRendererTests {
       ProgressUpdate(
         reason: .stateChanged, state: .running(progress), displayedProgress: 0.45,
         time: .seconds(1)))
-    #expect(frames(terminal)[1].hasSuffix("▏  45%  0/100"))
+    #expect(frames(terminal)[1].hasSuffix("▏  45%  45/100"))
     renderer.didDetach()
   }
 

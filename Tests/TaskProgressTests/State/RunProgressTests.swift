@@ -75,4 +75,50 @@ struct RunProgressTests {
     #expect(RunProgress.indeterminate().description == "indeterminate")
     #expect(RunProgress.indeterminate(completed: 4).description == "indeterminate, 4 done")
   }
+
+  // MARK: - The count shown beside the bar
+
+  static let shownCounts: [(RunProgress, Int?)] = [
+    (RunProgress(completed: 3, of: 10), 3),
+    (RunProgress(fractionCompleted: 0.9, completed: 0, of: 100), 90),
+    (RunProgress(fractionCompleted: 0.29, completed: 0, of: 100), 29),
+    (RunProgress(fractionCompleted: 0.355, completed: 20, of: 100), 35),
+    (RunProgress(fractionCompleted: 0.1, completed: 20, of: 100), 20),
+    (RunProgress(fractionCompleted: 0.9, completed: 0, of: 21_000_000), 18_900_000),
+    (RunProgress(fractionCompleted: 1, completed: 99, of: 100), 100),
+    (RunProgress(fractionCompleted: 0.5), nil),
+    (RunProgress.indeterminate(completed: 4), 4),
+    (RunProgress(completed: 0, of: 0), 0),
+  ]
+
+  @Test(arguments: shownCounts)
+  func theCountBesideTheBarIsTheFractionsUnits(progress: RunProgress, expected: Int?) {
+    #expect(progress.completedCountForDisplay == expected)
+  }
+
+  @Test func bytesAndFilesAreSetApartFromTheUnitsAndCompareAndPrint() {
+    let progress = RunProgress(completed: 3, of: 10)
+      .withByteCount(completed: 117_000_000, total: 1_050_000_000)
+      .withFileCount(completed: 3, total: 24)
+    #expect(progress.completedByteCount == 117_000_000)
+    #expect(progress.totalByteCount == 1_050_000_000)
+    #expect(progress.completedFileCount == 3)
+    #expect(progress.totalFileCount == 24)
+    #expect(progress != RunProgress(completed: 3, of: 10))
+    #expect(progress.withMessage("a").completedByteCount == 117_000_000)
+    #expect(progress.description == "3/10, 117 MB / 1.1 GB, 3/24 files")
+    #expect(
+      progress.withByteCount(completed: nil, total: nil).withFileCount(completed: nil, total: nil)
+        == RunProgress(completed: 3, of: 10))
+    #expect(RunProgress.zero.withByteCount(completed: -4, total: nil).completedByteCount == 0)
+  }
+
+  @Test func aUnitMeasuresWhatTheCountsBesideTheBarCount() {
+    let bytes = RunProgress.zero.withByteCount(completed: 1, total: nil)
+    let files = RunProgress.zero.withFileCount(completed: nil, total: 3)
+    #expect(ProgressUnit.items.measuring(bytes) == .bytes)
+    #expect(ProgressUnit.binaryBytes.measuring(bytes) == .binaryBytes)
+    #expect(ProgressUnit.items.measuring(files) == .items(named: "files"))
+    #expect(ProgressUnit.bytes.measuring(.zero) == .bytes)
+  }
 }
