@@ -38,16 +38,15 @@ public final class LogFileRenderer: ProgressRenderer {
 
   let file: OpenFile
   private let wallClock: @Sendable () -> Duration
-  private var runStart: Duration?
-  /// The last line written: when, in which phase, and with what progress.
-  private var lastLine: (time: Duration, phase: RunPhase, progress: RunProgress?)?
-  /// The last progress of the current run, logged or not: where a run that ends got to.
-  private var lastProgress: RunProgress?
+  /// What is logged of the runner this renderer is attached to.
+  private var run: RunLog
+  /// What is logged of each member of the group this renderer is attached to.
+  private var members: [TaskRunnerGroup.Member.ID: RunLog] = [:]
 
   /// Progress moves a line is written for: 1% (in counts, 1/100 of the total).
-  static let fractionStep = 0.01
+  nonisolated static let fractionStep = 0.01
   /// The longest progress goes unlogged while it changes.
-  static let timeStep: Duration = .seconds(1)
+  nonisolated static let timeStep: Duration = .seconds(1)
 
   /// Opens `path` for appending, creating it if needed.
   ///
@@ -65,6 +64,7 @@ public final class LogFileRenderer: ProgressRenderer {
     self.path = path
     self.label = label
     self.wallClock = wallClock
+    self.run = RunLog(label: label, member: nil)
     self.file = OpenFile(descriptor: try LogFileRenderer.openForAppending(path))
   }
 
@@ -116,46 +116,21 @@ public final class LogFileRenderer: ProgressRenderer {
 
   /// Appends the lines this update calls for.
   public func render(_ update: ProgressUpdate) {
-    guard update.reason == .stateChanged else { return }
-    let state = update.state
-    guard lastLine != nil || state.phase != .idle else { return }  // attached to an idle runner
-    let progress = state.progress
-    if state.phase.isActive && !(lastLine?.phase.isActive ?? false) {
-      runStart = update.time
-    }
-    if let progress {
-      lastProgress = progress
-    }
-    if let lastLine, lastLine.phase == state.phase, state.phase.isActive, let progress,
-      !isWorthALine(progress, since: lastLine.progress, elapsed: update.time - lastLine.time)
-    {
-      return
-    }
-    // A run that ended is logged where it got to: the last progress it reported.
-    let position = state.phase.isTerminal ? lastProgress : progress
-    let fraction =
-      switch state.phase {
-      case .failed, .cancelled: position?.fractionCompleted ?? 0
-      case .idle, .running, .paused, .finished: state.fractionCompleted
-      }
-    let line = LogLine(
-      time: wallClock(), label: label, phase: state.phase, fraction: fraction,
-      completed: position?.completedCountForDisplay, total: position?.totalCount, unit: update.unit,
-      bytes: (position?.completedByteCount, position?.totalByteCount),
-      files: (position?.completedFileCount, position?.totalFileCount),
-      throughput: update.throughput,
-      throughputUnit: position.map { update.unit.measuring($0) },
-      eta: update.estimatedTimeRemaining,
-      elapsed: state.phase == .idle ? nil : runStart.map { update.time - $0 },
-      message: position?.message, error: state.error.map { String(describing: $0) })
+    log(update, in: &run)
+  }
+
+  /// Appends the line `update` calls for in the log of one run, its runner's or a member's.
+  private func log(_ update: ProgressUpdate, in log: inout RunLog) {
+    guard let line = log.line(for: update, at: wallClock) else { return }
     append(line.encoded())
-    lastLine = (update.time, state.phase, progress)
-    if state.phase.isTerminal {
-      runStart = nil
-      lastProgress = nil
+    if line.phase.isTerminal {
       syncInBackground()
     }
   }
+
+  /// Does nothing: the file stays open until ``close()`` or the renderer's release, so that a
+  /// renderer detached from one runner can be attached to another.
+  public func didDetach() {}
 
   /// Flushes what was written to storage.
   ///
@@ -193,6 +168,108 @@ public final class LogFileRenderer: ProgressRenderer {
     file.close()
   }
 
+  private func append(_ text: String) {
+    guard let code = file.append(text) else { return }
+    let error = LogFileError(path: path, operation: .write, code: code)
+    unflushedWriteError = error
+    report(error)
+  }
+
+  private func report(_ error: LogFileError) {
+    lastError = error
+    onError?(error)
+  }
+}
+
+extension LogFileRenderer: GroupRenderer {
+  /// Appends the lines of a group's members: one file for the whole group, each line naming
+  /// its member in `member`.
+  ///
+  /// ```swift
+  /// let log = try LogFileRenderer(path: "downloads.log", label: "downloads")
+  /// group.attach(log)
+  /// // {"time":"…","label":"downloads","member":"disk.img","phase":"running","fraction":0.42,…}
+  /// ```
+  public func render(_ event: TaskRunnerGroup.Event) {
+    switch event {
+    case .joined(let member, let update):
+      var memberLog = RunLog(label: label, member: member.label)
+      log(update, in: &memberLog)
+      members[member.id] = memberLog
+    case .updated(let id, let update):
+      guard var memberLog = members.removeValue(forKey: id) else { return }
+      log(update, in: &memberLog)
+      members[id] = memberLog
+    case .left(let id):
+      members[id] = nil
+    case .frame:
+      break
+    }
+  }
+}
+
+/// What the log keeps of one run, a runner's or a group member's, between its lines.
+struct RunLog {
+  /// The label written in every line; empty for none.
+  let label: String
+  /// The group member's label, for a member's runs.
+  let member: String?
+  private var runStart: Duration?
+  /// The last line written: when, in which phase, and with what progress.
+  private var lastLine: (time: Duration, phase: RunPhase, progress: RunProgress?)?
+  /// The last progress of the current run, logged or not: where a run that ends got to.
+  private var lastProgress: RunProgress?
+
+  init(label: String, member: String?) {
+    self.label = label
+    self.member = member
+  }
+
+  /// The line `update` calls for, if any: a state change worth a line, the run's start and end
+  /// always.
+  mutating func line(
+    for update: ProgressUpdate, at wallClock: () -> Duration
+  ) -> LogLine? {
+    guard update.reason == .stateChanged else { return nil }
+    let state = update.state
+    guard lastLine != nil || state.phase != .idle else { return nil }  // attached while idle
+    let progress = state.progress
+    if state.phase.isActive && !(lastLine?.phase.isActive ?? false) {
+      runStart = update.time
+    }
+    if let progress {
+      lastProgress = progress
+    }
+    if let lastLine, lastLine.phase == state.phase, state.phase.isActive, let progress,
+      !isWorthALine(progress, since: lastLine.progress, elapsed: update.time - lastLine.time)
+    {
+      return nil
+    }
+    // A run that ended is logged where it got to: the last progress it reported.
+    let position = state.phase.isTerminal ? lastProgress : progress
+    let fraction =
+      switch state.phase {
+      case .failed, .cancelled: position?.fractionCompleted ?? 0
+      case .idle, .running, .paused, .finished: state.fractionCompleted
+      }
+    let line = LogLine(
+      time: wallClock(), label: label, member: member, phase: state.phase, fraction: fraction,
+      completed: position?.completedCountForDisplay, total: position?.totalCount, unit: update.unit,
+      bytes: (position?.completedByteCount, position?.totalByteCount),
+      files: (position?.completedFileCount, position?.totalFileCount),
+      throughput: update.throughput,
+      throughputUnit: position.map { update.unit.measuring($0) },
+      eta: update.estimatedTimeRemaining,
+      elapsed: state.phase == .idle ? nil : runStart.map { update.time - $0 },
+      message: position?.message, error: state.error.map { String(describing: $0) })
+    lastLine = (update.time, state.phase, progress)
+    if state.phase.isTerminal {
+      runStart = nil
+      lastProgress = nil
+    }
+    return line
+  }
+
   private func isWorthALine(
     _ progress: RunProgress, since last: RunProgress?, elapsed: Duration
   ) -> Bool {
@@ -213,17 +290,6 @@ public final class LogFileRenderer: ProgressRenderer {
     return progress != last && elapsed >= LogFileRenderer.timeStep
   }
 
-  private func append(_ text: String) {
-    guard let code = file.append(text) else { return }
-    let error = LogFileError(path: path, operation: .write, code: code)
-    unflushedWriteError = error
-    report(error)
-  }
-
-  private func report(_ error: LogFileError) {
-    lastError = error
-    onError?(error)
-  }
 }
 
 /// The open descriptor, closed exactly once, also from the renderer's `deinit`.

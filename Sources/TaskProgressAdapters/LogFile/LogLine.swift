@@ -9,6 +9,8 @@ struct LogLine {
   /// Wall-clock time since 1970-01-01T00:00:00Z.
   var time: Duration
   var label: String
+  /// The group member the line is about, in a group's log.
+  var member: String? = nil
   var phase: RunPhase
   var fraction: Double?
   var completed: Int?
@@ -35,6 +37,9 @@ struct LogLine {
     var json = "{\"time\":\"" + LogLine.iso8601(time) + "\""
     if !label.isEmpty {
       json += ",\"label\":" + LogLine.quoted(label)
+    }
+    if let member {
+      json += ",\"member\":" + LogLine.quoted(member)
     }
     json += ",\"phase\":\"\(phase)\""
     json += ",\"fraction\":" + (fraction.map(LogLine.number) ?? "null")

@@ -55,6 +55,36 @@ struct LogFileRendererTests {
     #expect(log.lastError == nil)
   }
 
+  /// One file, one descriptor, for a whole group: each line names its member, and each member's
+  /// run is logged from its start to its end.
+  @Test func aGroupOf300RunsWritesOneFileWhoseLinesNameTheirMembers() async throws {
+    let url = try temporaryFolder().appendingPathComponent("group.log")
+    let log = try LogFileRenderer(path: url.path, label: "batch", wallClock: steppingClock())
+    let group = TaskRunnerGroup()
+    let token = group.attach(log)
+    let outcomes = await group.run(
+      0..<300, maxConcurrency: 8, label: { "item \($0)" },
+      perform: { item, reporter in
+        reporter.report(completed: 1, of: 2)
+        if item == 7 { throw TestError(message: "item 7 broke") }
+        reporter.report(completed: 2, of: 2)
+      })
+    #expect(outcomes.filter { $0 == .finished }.count == 299)
+    let lines = try objects(in: url)
+    #expect(lines.allSatisfy { $0["label"] as? String == "batch" })
+    let ends = lines.filter { ["finished", "failed"].contains($0["phase"] as? String) }
+    #expect(Set(ends.compactMap { $0["member"] as? String }).count == 300)
+    let failed = lines.first { $0["phase"] as? String == "failed" }
+    #expect(failed?["member"] as? String == "item 7")
+    #expect(failed?["error"] as? String == "item 7 broke")
+    #expect(
+      lines.contains {
+        $0["member"] as? String == "item 299" && $0["phase"] as? String == "running"
+      })
+    #expect(log.lastError == nil)
+    token.cancel()
+  }
+
   @Test func aFailureLogsTheErrorsDescription() async throws {
     let url = try temporaryFolder().appendingPathComponent("run.log")
     let log = try LogFileRenderer(path: url.path, wallClock: steppingClock())
