@@ -530,7 +530,8 @@ struct TerminalGroupRendererTests {
       scene.join("file-\(index).bin", .running(RunProgress(completed: 0, of: 1_000)))
     }
     scene.frame(summary(0, running: 50))
-    for step in 1...300 {
+    var turns = MainActorTurns()
+    for step in 1...TestScale.count(300, sanitized: 100) {
       for index in 0..<50 {
         let completed = min(step * (index + 1) / 4, 999)
         scene.set(
@@ -540,9 +541,9 @@ struct TerminalGroupRendererTests {
       }
       scene.frame(summary(Double(step) / 400, running: 50), after: .milliseconds(17))
       #expect(scene.screen.scrolls == 0 && scene.screen.wraps == 0)
-      await Task.yield()  // the main actor to other suites, at each frame
+      await turns.yieldIfDue()
     }
-    #expect(scene.terminal.writeCount > 90)
+    #expect(scene.terminal.writeCount > 30)
     #expect(scene.screen.screen[22] == "… 28 more")
     #expect(scene.screen.screen[23].hasPrefix("Total"))
     #expect(barRows(scene.screen.screen).count == 23)
@@ -553,8 +554,9 @@ struct TerminalGroupRendererTests {
     // All join first, then run 4 at a time, a frame after every 4 steps, where a step starts a
     // run and ends the oldest; every 1,000th leaves mid-run, three in four of the others as they
     // end, and the rest once the group has settled, as `removeEnded()` does.
-    // 5,000: a minute of drawing under ThreadSanitizer at 20,000, the suite's limit.
-    let (count, width) = (5_000, 4)
+    // 5,000, and 2,000 under ThreadSanitizer, where a draw costs many times as much.
+    let (count, width) = (TestScale.count(5_000, sanitized: 2_000), 4)
+    var turns = MainActorTurns()
     let scene = Scene(columns: 80, rows: 8)
     let label = { (index: Int) in "m\(index)" }
     for index in 0..<count {
@@ -581,7 +583,7 @@ struct TerminalGroupRendererTests {
         }
       }
       guard step % width == width - 1 else { continue }
-      await Task.yield()  // the main actor to other suites, at each frame
+      await turns.yieldIfDue()
       let running = min(step + 1, count) - finished - left
       scene.frame(
         summary(
@@ -642,9 +644,10 @@ struct TerminalGroupRendererTests {
     let capabilities: [TerminalCapabilities] = [
       .interactiveUnicode, .interactiveASCII, .interactiveColor,
     ]
-    for columns in 5...200 {
-      // Seconds of work under ThreadSanitizer: give the main actor to other suites at each width.
-      await Task.yield()
+    var turns = MainActorTurns()
+    // Every width in a plain run; every third under ThreadSanitizer, where it is seconds of work.
+    for columns in stride(from: 5, through: 200, by: TestScale.count(1, sanitized: 3)) {
+      await turns.yieldIfDue()
       let rows = 2 + random.next(below: 30)
       let count = 1 + random.next(below: 60)
       let scene = Scene(
@@ -662,7 +665,7 @@ struct TerminalGroupRendererTests {
       scene.frame(summary(0.2, running: count))
       var active = Set(0..<count)
       for _ in 0..<4 {
-        await Task.yield()
+        await turns.yieldIfDue()
         var ended = 0
         for index in active.sorted() {
           progress[index] += random.next(below: 200)
@@ -944,14 +947,17 @@ struct TerminalGroupRendererTests {
     let scene = Scene(capabilities: .plain)
     scene.join("a", .running(.zero))
     scene.join("b", .running(.zero))
-    for completed in 1...500_000 {
-      scene.set(0, .running(RunProgress(completed: completed, of: 500_000)))
-      scene.set(1, .running(RunProgress(completed: completed / 2, of: 500_000)))
-      if completed.isMultiple(of: 10_000) {
+    // A million reports in a plain run, 200,000 under ThreadSanitizer.
+    let reports = TestScale.count(500_000, sanitized: 100_000)
+    var turns = MainActorTurns()
+    for completed in 1...reports {
+      scene.set(0, .running(RunProgress(completed: completed, of: reports)))
+      scene.set(1, .running(RunProgress(completed: completed / 2, of: reports)))
+      if completed.isMultiple(of: reports / 50) {
         scene.frame(summary(0.5, running: 2), after: .milliseconds(16))
       }
-      if completed.isMultiple(of: 1_000) {
-        await Task.yield()  // seconds of work in all: the main actor to other suites meanwhile
+      if completed.isMultiple(of: 100) {
+        await turns.yieldIfDue()
       }
     }
     scene.set(0, .finished)

@@ -13,7 +13,7 @@ import Testing
 struct DeepTreeTests {
   static let depth =
     ProcessInfo.processInfo.environment["TASKPROGRESS_DEEP_TREE_DEPTH"].flatMap(Int.init)
-    ?? 100_000
+    ?? TestScale.count(100_000, sanitized: 20_000)
 
   /// A chain of `depth` reporters under `root`, each the only child of the one before, worth one
   /// unit of a total of 1; the last is the leaf.

@@ -462,7 +462,8 @@ struct ProgressTreeModelTests {
   }
 
   static var sequenceCount: Int {
-    ProcessInfo.processInfo.environment["TASKPROGRESS_TREE_SEQUENCES"].flatMap(Int.init) ?? 10_000
+    ProcessInfo.processInfo.environment["TASKPROGRESS_TREE_SEQUENCES"].flatMap(Int.init)
+      ?? TestScale.count(10_000, sanitized: 2_000)
   }
 
   static var baseSeed: UInt64 {

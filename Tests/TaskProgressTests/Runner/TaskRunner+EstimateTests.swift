@@ -14,8 +14,9 @@ struct TaskRunnerEstimateTests {
     _ run: HeldRun, on harness: Harness, from start: Int = 0, perStep: Int, total: Int?,
     step: Duration, steps: Int
   ) async {
+    var turns = MainActorTurns()
     for index in 1...steps {
-      await Task.yield()  // up to 60 frames a step: the main actor to other suites between steps
+      await turns.yieldIfDue()  // the main actor to other suites now and then
       harness.clock.advance(by: step - frame)
       let completed = start + index * perStep
       if let total {
@@ -133,9 +134,11 @@ struct TaskRunnerEstimateTests {
     let before = try #require(harness.runner.throughput)
     let remainingBefore = try #require(harness.runner.estimatedTimeRemaining)
     harness.runner.pause()
-    for _ in 0..<600 {
+    // 36,000 frames, or 3,600 under the sanitizer: a paused minute would have halved the rate.
+    var turns = MainActorTurns()
+    for _ in 0..<TestScale.count(600, sanitized: 60) {
       harness.clock.advance(by: .seconds(1))
-      await Task.yield()  // 36,000 frames: the main actor to other suites every 60
+      await turns.yieldIfDue()
     }
     #expect(harness.runner.throughput == before, "no decay while paused")
     #expect(harness.runner.estimatedTimeRemaining == remainingBefore)
@@ -171,9 +174,10 @@ struct TaskRunnerEstimateTests {
     func pause(for seconds: Int, _ when: String) async throws {
       let before = try estimate("before \(when)")
       harness.runner.pause()
+      var turns = MainActorTurns()
       for _ in 0..<seconds {
         harness.clock.advance(by: .seconds(1))
-        await Task.yield()  // the main actor to other suites between two seconds of frames
+        await turns.yieldIfDue()
       }
       // Read again while paused, from the same samples: equal but for rounding.
       let paused = try estimate(when)

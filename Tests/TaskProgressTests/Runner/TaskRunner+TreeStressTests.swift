@@ -32,7 +32,7 @@ struct TaskRunnerTreeStressTests {
     }
   }
 
-  nonisolated static let runs = 200
+  nonisolated static let runs = TestScale.count(200, sanitized: 60)
   nonisolated static let workers = 8
   /// The children each worker starts in a run that is not cancelled.
   nonisolated static let childrenPerWorker = 400

@@ -327,7 +327,8 @@ struct TaskRunnerModelTests {
   }
 
   static var sequenceCount: Int {
-    ProcessInfo.processInfo.environment["TASKPROGRESS_MODEL_SEQUENCES"].flatMap(Int.init) ?? 10_000
+    ProcessInfo.processInfo.environment["TASKPROGRESS_MODEL_SEQUENCES"].flatMap(Int.init)
+      ?? TestScale.count(10_000, sanitized: 2_000)
   }
 
   static var baseSeed: UInt64 {

@@ -26,7 +26,7 @@ struct TaskRunnerStressTests {
     }
   }
 
-  nonisolated static let runs = 1_000
+  nonisolated static let runs = TestScale.count(1_000, sanitized: 250)
   nonisolated static let reportingTasks = 8
 
   /// The total every report of run `index` uses, so that a report tells which run made it.
