@@ -73,7 +73,7 @@ struct TaskRunnerWeightedItemsTests {
     let harness = Harness()
     let gates = Gates(["small", "heavy"])
     let files = [File(name: "small", size: 1), File(name: "heavy", size: 9)]
-    harness.runner.start(over: files, maxConcurrency: 2, weight: { $0.size }) { file in
+    harness.runner.start(over: files, maxConcurrency: 2, weight: \.size) { file in
       await gates.pass(file.name)
     }
     await gates.waitUntilReached("small")
@@ -102,8 +102,9 @@ struct TaskRunnerWeightedItemsTests {
       weight: { item in
         asked.add(1, ordering: .relaxed)
         return item
-      }
-    ) { _ in }
+      },
+      perform: { _ in }
+    )
     #expect(final == .finished)
     #expect(asked.load(ordering: .relaxed) == 6)
     #expect(
@@ -162,7 +163,7 @@ struct TaskRunnerWeightedItemsTests {
   @Test func anItemThatNeverReportsCountsWhenItReturns() async {
     let harness = Harness()
     let kept = Locked<[TaskRunner.Reporter]>([])
-    let final = await harness.runner.run(over: [4, -1, 6], weight: { $0 }) { _, reporter in
+    let final = await harness.runner.run(over: [4, -1, 6], weight: \.self) { _, reporter in
       kept.withLock { $0.append(reporter) }  // a copy kept past the item's end
     }
     #expect(final == .finished)
@@ -177,15 +178,15 @@ struct TaskRunnerWeightedItemsTests {
     let highest = Atomic<Int>(0)
     let performed = Locked(Array(repeating: 0, count: 40))
     let final = await harness.runner.run(
-      over: 0..<40, maxConcurrency: 3, weight: { _ in 2 }
-    ) { item, reporter in
-      let now = inFlight.add(1, ordering: .relaxed).newValue
-      highest.max(now, ordering: .relaxed)
-      performed.withLock { $0[item] += 1 }
-      reporter.report(completed: 1, of: 2)
-      await Task.yield()
-      inFlight.subtract(1, ordering: .relaxed)
-    }
+      over: 0..<40, maxConcurrency: 3, weight: { _ in 2 },
+      perform: { item, reporter in
+        let now = inFlight.add(1, ordering: .relaxed).newValue
+        highest.max(now, ordering: .relaxed)
+        performed.withLock { $0[item] += 1 }
+        reporter.report(completed: 1, of: 2)
+        await Task.yield()
+        inFlight.subtract(1, ordering: .relaxed)
+      })
     #expect(final == .finished)
     #expect((1...3).contains(highest.load(ordering: .relaxed)))
     #expect(performed.withLock { $0 } == Array(repeating: 1, count: 40))
@@ -197,7 +198,7 @@ struct TaskRunnerWeightedItemsTests {
     let harness = Harness()
     let started = Atomic<Int>(0)
     let final = await harness.runner.run(
-      over: 1...20, maxConcurrency: 2, weight: { $0 }
+      over: 1...20, maxConcurrency: 2, weight: \.self
     ) { item, _ in
       started.add(1, ordering: .relaxed)
       if item == 3 { throw TestError(message: "item 3") }
