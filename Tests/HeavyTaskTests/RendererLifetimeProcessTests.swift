@@ -27,4 +27,20 @@ struct RendererLifetimeProcessTests {
       #expect(beforeOver.hasSuffix("\n\u{1B}[?25h") || beforeOver.hasSuffix("\r\n\u{1B}[?25h"))
     }
   }
+
+  @Test func theBarGoesToStandardErrorByDefault() async throws {
+    let terminal = try PseudoTerminal()
+    let errors = Pipe()
+    let process = try terminal.launch(["detach"], product: "terminal-probe", standardError: errors)
+    await terminal.readToEnd()
+    await process.exit()
+    let drawnBytes = await offThePool { errors.fileHandleForReading.readDataToEndOfFile() }
+    let drawn = String(decoding: drawnBytes, as: UTF8.self)
+    #expect(process.terminationStatus == 0)
+    // Standard error is a pipe: plain lines there, and only the program's own on the terminal.
+    #expect(drawn.hasPrefix("probe: started\n"), "\(drawn.debugDescription)")
+    #expect(terminal.output.contains("probe: over"))
+    #expect(!terminal.output.contains("probe:  ") && !terminal.output.contains("probe ▕"))
+    #expect(!terminal.output.contains("started"))
+  }
 }

@@ -1,4 +1,4 @@
-// A program that draws a TerminalRenderer bar on standard output and leaves SIGINT, SIGTERM and
+// A program that draws a TerminalRenderer bar where it draws by default, standard error, and leaves SIGINT, SIGTERM and
 // SIGHUP at their default disposition, so that the renderer's own guard is what restores the
 // cursor when a signal ends it. HeavyTaskTests runs it on a pseudo-terminal.
 //

@@ -414,6 +414,12 @@ public final class TaskRunnerGroup {
 
   /// Calls `observer` at once with the current summary, then once per frame in which it changed.
   ///
+  /// - Important: The calls stop as soon as the token is released, not only when it is
+  ///   cancelled: keep it in a property, or ``ObservationToken/store(in:)-(Set<ObservationToken>)``
+  ///   it in a set that is one. In an optimized build, a token in a local constant that is never
+  ///   used again is released at once. A renderer given to ``attach(_:)`` is kept by the group
+  ///   instead.
+  ///
   /// - Returns: A token. The calls stop when it is cancelled or released, so keep it.
   public func observe(_ observer: @escaping @MainActor (Summary) -> Void) -> ObservationToken {
     sumUpIfNeeded()
@@ -427,6 +433,10 @@ public final class TaskRunnerGroup {
   /// let group = TaskRunnerGroup()
   /// group.attach(TerminalGroupRenderer())
   /// ```
+  ///
+  /// Unlike ``observe(_:)``, whose calls stop when its token is released, `attach` needs no
+  /// token kept: the group keeps the renderer until the group goes away or the token is
+  /// cancelled.
   ///
   /// - Returns: A token to detach the renderer early with ``ObservationToken/cancel(isolation:)``.
   ///   Releasing it does not detach the renderer.

@@ -1,10 +1,18 @@
 import Synchronization
 
-/// A registration with a ``TaskRunner``: cancel it to stop the calls.
+/// A registration with a ``TaskRunner`` or a ``TaskRunnerGroup``: cancel it to stop the calls.
 ///
-/// A token from ``TaskRunner/observe(_:)`` stops the calls when it is cancelled or released, so
-/// keep it as long as you want them. A token from ``TaskRunner/attach(_:)`` stops them only when
-/// it is cancelled: the runner keeps the renderer attached for as long as the runner lives.
+/// What releasing a token does depends on where it came from:
+///
+/// | Token from | The calls stop when |
+/// | --- | --- |
+/// | ``TaskRunner/observe(_:)``, ``TaskRunnerGroup/observe(_:)`` | the token is cancelled **or released** |
+/// | ``TaskRunner/attach(_:)``, ``TaskRunnerGroup/attach(_:)`` | the token is cancelled, or the runner or group goes away |
+///
+/// So keep an observer's token for as long as you want the calls: in a property, or with
+/// ``store(in:)-(Set<ObservationToken>)`` in a set or an array that is a property. A token in a
+/// local constant that is never used again may be released at once in an optimized build, and
+/// the calls stop with it.
 ///
 /// ```swift
 /// @MainActor final class Model {
@@ -48,9 +56,16 @@ public final class ObservationToken: Sendable, Hashable {
     flag.isCancelled
   }
 
-  /// Keeps this token in a set, as Combine's `AnyCancellable.store(in:)` does.
+  /// Keeps this token in a set, as Combine's `AnyCancellable.store(in:)` does: the calls of an
+  /// observer go on for as long as the set holds the token.
   public func store(in set: inout Set<ObservationToken>) {
     set.insert(self)
+  }
+
+  /// Keeps this token in an array: the calls of an observer go on for as long as the array
+  /// holds the token.
+  public func store(in array: inout [ObservationToken]) {
+    array.append(self)
   }
 
   /// Tokens are equal only to themselves.

@@ -279,3 +279,180 @@ extension TaskRunner {
     }
   }
 }
+
+extension TaskRunner {
+  /// Starts performing `perform` on the items, up to `maxConcurrency` at once, where each item
+  /// counts for its weight in the run's progress: a 1 GB file as a million 1 KB ones.
+  ///
+  /// The run's total is the sum of the weights, and an item's weight joins the completed count
+  /// when `perform` returns. `weight` is called once per item, before the first one starts;
+  /// negative weights count as 0. Items start, end and fail as for
+  /// ``start(priority:over:maxConcurrency:perform:)-(_,_,_,(C.Element)->Void)``: at most
+  /// `maxConcurrency` at once (values below 1 mean 1), each once, none after a failure or a
+  /// cancel, and an empty collection finishes at once. When every weight is 0, the run shows
+  /// complete from the start, as a total of 0 does.
+  ///
+  /// ```swift
+  /// runner.start(over: files, maxConcurrency: 4, weight: \.byteCount) { file in
+  ///   try await upload(file)
+  /// }
+  /// ```
+  ///
+  /// - Returns: `true` if the run started, `false` if a run was already active.
+  @inlinable
+  @discardableResult
+  public func start<C: Collection & Sendable>(
+    priority: TaskPriority? = nil,
+    over items: C,
+    maxConcurrency: Int = 1,
+    weight: @escaping @Sendable (C.Element) -> Int,
+    perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
+  ) -> Bool where C.Element: Sendable {
+    start(priority: priority) { reporter in
+      try await TaskRunner.perform(
+        over: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
+      ) { item, weight in
+        try await perform(item)
+        reporter.complete(count: weight)
+      }
+    }
+  }
+
+  /// Performs `perform` on the weighted items like the `start` with a `weight`, and waits for
+  /// the run to end.
+  ///
+  /// - Returns: The terminal state of the run this call started, or, if a run was already
+  ///   active, the current state at once.
+  @inlinable
+  @discardableResult
+  public func run<C: Collection & Sendable>(
+    priority: TaskPriority? = nil,
+    over items: C,
+    maxConcurrency: Int = 1,
+    weight: @escaping @Sendable (C.Element) -> Int,
+    perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
+  ) async -> RunState where C.Element: Sendable {
+    await run(priority: priority) { reporter in
+      try await TaskRunner.perform(
+        over: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
+      ) { item, weight in
+        try await perform(item)
+        reporter.complete(count: weight)
+      }
+    }
+  }
+
+  /// Starts performing `perform` on the items, up to `maxConcurrency` at once, handing each item
+  /// a reporter of its own whose progress moves the item's weight in the run's progress.
+  ///
+  /// The run's total is the sum of the weights. Each item's reporter is a child assigned the
+  /// item's weight (``Reporter/subprogress(assigningCount:)``) and started with no total: the
+  /// item reports its own, in whatever units it likes (`report(completed:of:)`,
+  /// `report(fractionCompleted:)`, `complete(count:)`), and the run's fraction moves by the
+  /// item's share as it does, not only when the item ends. Until it reports a total, an item adds
+  /// nothing to the fraction. When `perform` returns, the item counts as complete, whatever it
+  /// reported. `weight` is called once per item, before the first one starts; negative weights
+  /// count as 0. Items start, end and fail as for
+  /// ``start(priority:over:maxConcurrency:perform:)-(_,_,_,(C.Element)->Void)``.
+  ///
+  /// ```swift
+  /// runner.start(over: files, maxConcurrency: 4, weight: \.byteCount) { file, reporter in
+  ///   for try await chunk in upload(file) {
+  ///     reporter.report(completed: chunk.sent, of: file.byteCount)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// - Returns: `true` if the run started, `false` if a run was already active.
+  @inlinable
+  @discardableResult
+  public func start<C: Collection & Sendable>(
+    priority: TaskPriority? = nil,
+    over items: C,
+    maxConcurrency: Int = 1,
+    weight: @escaping @Sendable (C.Element) -> Int,
+    perform: @escaping @concurrent @Sendable (C.Element, Reporter) async throws -> Void
+  ) -> Bool where C.Element: Sendable {
+    start(priority: priority) { reporter in
+      try await TaskRunner.perform(
+        over: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
+      ) { item, weight in
+        try await TaskRunner.perform(item, weight: weight, reporter: reporter, perform)
+      }
+    }
+  }
+
+  /// Performs `perform` on the weighted items with a reporter each, like the `start` that hands
+  /// each item a reporter, and waits for the run to end.
+  ///
+  /// - Returns: The terminal state of the run this call started, or, if a run was already
+  ///   active, the current state at once.
+  @inlinable
+  @discardableResult
+  public func run<C: Collection & Sendable>(
+    priority: TaskPriority? = nil,
+    over items: C,
+    maxConcurrency: Int = 1,
+    weight: @escaping @Sendable (C.Element) -> Int,
+    perform: @escaping @concurrent @Sendable (C.Element, Reporter) async throws -> Void
+  ) async -> RunState where C.Element: Sendable {
+    await run(priority: priority) { reporter in
+      try await TaskRunner.perform(
+        over: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
+      ) { item, weight in
+        try await TaskRunner.perform(item, weight: weight, reporter: reporter, perform)
+      }
+    }
+  }
+
+  /// Performs one weighted item with a child reporter of its own, assigned its weight, and
+  /// completes the child when `perform` returns, even if the item kept a copy of its reporter.
+  @inlinable
+  nonisolated static func perform<Element>(
+    _ item: Element, weight: Int, reporter: Reporter,
+    _ perform: @concurrent @Sendable (Element, Reporter) async throws -> Void
+  ) async throws {
+    let child = reporter.subprogress(assigningCount: weight).start(totalCount: nil)
+    try await perform(item, child)
+    child.report(fractionCompleted: 1)
+  }
+
+  /// The loop behind the weighted `start(over:)`: reports the sum of the weights as the run's
+  /// total, then performs the items concurrently with their weights.
+  @inlinable
+  nonisolated static func perform<C: Collection & Sendable>(
+    over items: C,
+    maxConcurrency: Int,
+    weight: @Sendable (C.Element) -> Int,
+    reporter: Reporter,
+    _ perform: @escaping @Sendable (C.Element, Int) async throws -> Void
+  ) async throws where C.Element: Sendable {
+    var weighted: [WeightedItem<C.Element>] = []
+    weighted.reserveCapacity(items.count)
+    var total = 0
+    for item in items {
+      let weight = max(weight(item), 0)
+      weighted.append(WeightedItem(item: item, weight: weight))
+      let (sum, overflow) = total.addingReportingOverflow(weight)
+      total = overflow ? Int.max : sum
+    }
+    // The total first, so that items ending or reporting never move the bar back.
+    reporter.report(completed: 0, of: total)
+    try await performConcurrently(
+      over: weighted, maxConcurrency: maxConcurrency, reporter: reporter
+    ) { try await perform($0.item, $0.weight) }
+  }
+}
+
+/// An item of a weighted `start(over:)`, with its weight, computed once.
+@usableFromInline
+struct WeightedItem<Element: Sendable>: Sendable {
+  @usableFromInline let item: Element
+  @usableFromInline let weight: Int
+
+  @inlinable
+  init(item: Element, weight: Int) {
+    self.item = item
+    self.weight = weight
+  }
+}

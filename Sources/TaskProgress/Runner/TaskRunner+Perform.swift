@@ -16,6 +16,32 @@ extension TaskRunner {
     priority: TaskPriority? = nil,
     _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Value
   ) async throws -> Value {
+    try await performCatching(priority: priority, operation).get()
+  }
+
+  /// Runs `operation` like ``perform(priority:_:)`` and returns how the run ended instead of
+  /// throwing, so that one `switch` takes the place of three `catch` clauses.
+  ///
+  /// ```swift
+  /// switch await runner.performCatching({ reporter in try await countLines(reporter) }) {
+  /// case .finished(let lines): print("\(lines) lines")
+  /// case .failed(let error): print("failed: \(error)")
+  /// case .cancelled: print("cancelled")
+  /// case .alreadyActive: print("busy")
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - priority: The priority of the operation's task; `nil` for the default.
+  ///   - operation: The work. It receives the run's ``Reporter`` and returns the result.
+  /// - Returns: `.finished` with what `operation` returned; `.failed` with what it threw;
+  ///   `.cancelled` if it threw `CancellationError` or the run was cancelled, even if it returned
+  ///   a value after the cancel; `.alreadyActive` if a run was already active, in which case
+  ///   nothing started and `operation` is never called.
+  public func performCatching<Value: Sendable>(
+    priority: TaskPriority? = nil,
+    _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Value
+  ) async -> RunOutcome<Value> {
     let result = ResultSlot<Value>()
     let end = await run(priority: priority) { reporter in
       result.store(try await operation(reporter))
@@ -24,15 +50,15 @@ extension TaskRunner {
     case .finished:
       guard let value = result.value else {
         // Unreachable: a run finishes only when its operation returned, after storing its value.
-        throw CancellationError()
+        return .cancelled
       }
-      return value
+      return .finished(value)
     case .failed(let error):
-      throw error
+      return .failed(error)
     case .cancelled:
-      throw CancellationError()
+      return .cancelled
     case .idle, .running, .paused:
-      throw AlreadyActiveError(phase: end.phase)
+      return .alreadyActive(end.phase)
     }
   }
 

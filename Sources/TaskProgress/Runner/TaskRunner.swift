@@ -195,6 +195,12 @@ public final class TaskRunner {
   /// token.cancel()
   /// ```
   ///
+  /// - Important: The calls stop as soon as the token is released, not only when it is
+  ///   cancelled: keep it in a property, or ``ObservationToken/store(in:)-(Set<ObservationToken>)``
+  ///   it in a set that is one. In an optimized build, a token in a local constant that is never
+  ///   used again is released at once. A renderer given to ``attach(_:)`` is kept by the runner
+  ///   instead.
+  ///
   /// - Returns: A token. The calls stop when it is cancelled or released, so keep it.
   public func observe(_ observer: @escaping @MainActor (RunState) -> Void) -> ObservationToken {
     registry.add(initial: update(.stateChanged, at: time.now())) { update in
@@ -211,6 +217,10 @@ public final class TaskRunner {
   /// ```swift
   /// runner.attach(TerminalRenderer(label: "Uploading"))
   /// ```
+  ///
+  /// Unlike ``observe(_:)``, whose calls stop when its token is released, `attach` needs no
+  /// token kept: the runner keeps the renderer until the runner goes away or the token is
+  /// cancelled.
   ///
   /// - Returns: A token to detach the renderer early with ``ObservationToken/cancel(isolation:)``.
   ///   Releasing it does not detach the renderer.

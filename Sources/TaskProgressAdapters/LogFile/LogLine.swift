@@ -75,6 +75,11 @@ struct LogLine {
   }
 
   /// A JSON string literal: quotes, backslashes and control characters escaped, the rest as UTF-8.
+  ///
+  /// What a terminal would act on or hide is escaped too, so that a log shown with `cat` or
+  /// `tail -f` shows it as it is: C1 controls, line and paragraph separators, and the format
+  /// characters a terminal line drops (a bidirectional override, a zero-width space). A JSON
+  /// reader decodes them back, so the text is kept exactly.
   static func quoted(_ text: String) -> String {
     var result = "\""
     for scalar in text.unicodeScalars {
@@ -86,13 +91,22 @@ struct LogLine {
       case "\t": result += "\\t"
       case "\u{08}": result += "\\b"
       case "\u{0C}": result += "\\f"
-      case "\u{00}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      case "\u{20}"..."\u{7E}": result.unicodeScalars.append(scalar)
+      case _ where TerminalFormat.isNeutralised(scalar):
+        result += escaped(scalar)
       default: result.unicodeScalars.append(scalar)
       }
     }
     return result + "\""
+  }
+
+  /// `\uXXXX`, or a surrogate pair of them beyond the Basic Multilingual Plane, as JSON spells a
+  /// scalar.
+  private static func escaped(_ scalar: Unicode.Scalar) -> String {
+    UTF16.encode(scalar)?.map { unit in
+      let hex = String(unit, radix: 16, uppercase: true)
+      return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+    }.joined() ?? ""
   }
 
   /// A finite number in JSON's syntax; `null` for the non-finite, which JSON cannot spell.

@@ -142,28 +142,38 @@ enum TerminalFormat {
 
   // MARK: - Text
 
-  /// `text` on one line that writes nothing but itself: every control character (C0, DEL and
-  /// C1, among them newlines and the escape that starts a terminal sequence) and every line or
-  /// paragraph separator becomes a space.
+  /// `text` on one line that writes nothing but itself, in its own order: every control
+  /// character (C0, DEL and C1, among them newlines and the escape that starts a terminal
+  /// sequence) and every line or paragraph separator becomes a space, and every invisible format
+  /// character (``isHiddenFormat(_:)``) is dropped.
+  ///
+  /// Format characters are dropped because they are invisible: a bidirectional override
+  /// (U+202E) in a message would draw the rest of the line, the counts included, right to left,
+  /// and a zero-width space or a soft hyphen would hide or show nothing where the line is measured
+  /// as having it.
   static func singleLine(_ text: String) -> String {
-    guard !isPrintableASCII(text), text.unicodeScalars.contains(where: isBreaking) else {
+    guard !isPrintableASCII(text), text.unicodeScalars.contains(where: isNeutralised) else {
       return text
     }
     var result = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
-      result.append(isBreaking(scalar) ? " " : scalar)
+      if isBreaking(scalar) {
+        result.append(" ")
+      } else if !isHiddenFormat(scalar) {
+        result.append(scalar)
+      }
     }
     return String(result)
   }
 
   /// `text` on one line that still says what it held: every character that ``singleLine(_:)``
-  /// turns into a space is escaped instead (`\n`, `\u{2028}`), for text a reader must be able
-  /// to tell apart, such as a path.
+  /// turns into a space or drops is escaped instead (`\n`, `\u{2028}`, `\u{202E}`), for text a
+  /// reader must be able to tell apart, such as a path.
   static func escapingBreaks(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: isBreaking) else { return text }
+    guard text.unicodeScalars.contains(where: isNeutralised) else { return text }
     var result = ""
     for scalar in text.unicodeScalars {
-      if isBreaking(scalar) {
+      if isNeutralised(scalar) {
         result += scalar.escaped(asASCII: true)
       } else {
         result.unicodeScalars.append(scalar)
@@ -172,11 +182,31 @@ enum TerminalFormat {
     return result
   }
 
+  /// Whether ``singleLine(_:)`` turns `scalar` into a space or drops it.
+  static func isNeutralised(_ scalar: Unicode.Scalar) -> Bool {
+    isBreaking(scalar) || isHiddenFormat(scalar)
+  }
+
   private static func isBreaking(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.properties.generalCategory {
     case .control, .lineSeparator, .paragraphSeparator: true
     default: false
     }
+  }
+
+  /// Whether `scalar` is a format character (general category Cf) other than the zero-width
+  /// joiner and non-joiner: the bidirectional embeddings, overrides, isolates and marks
+  /// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), the zero-width space (U+200B),
+  /// the word joiner and invisible operators (U+2060–U+2064), the byte order mark (U+FEFF),
+  /// the soft hyphen (U+00AD), the tags (U+E0001–U+E007F) and the others.
+  ///
+  /// The joiners stay: they only join or part their neighbours, and emoji sequences (👩‍💻) and
+  /// scripts such as Persian and the Indic ones need them.
+  static func isHiddenFormat(_ scalar: Unicode.Scalar) -> Bool {
+    guard scalar.value >= 0xAD, scalar.value != 0x200C, scalar.value != 0x200D else {
+      return false
+    }
+    return scalar.properties.generalCategory == .format
   }
 
   /// Cuts `text` to at most `width` columns, at a character boundary, and ends it with `ellipsis`.

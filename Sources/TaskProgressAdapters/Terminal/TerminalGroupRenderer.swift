@@ -84,7 +84,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
   ///     ``/TaskProgress/ProgressUnit/bytes``; `nil`, the default, for each runner's and the
   ///     group's own.
   ///   - finishedBars: Whether a run's final line stays above the bars, the default, or goes.
-  ///   - output: Where to draw: standard output by default.
+  ///   - output: Where to draw: standard error by default, so that standard output keeps only
+  ///     what the program prints, as indicatif and tqdm do; `.standardOutput`, or an output of
+  ///     your own.
   ///   - restoresTerminalOnSignals: Whether to show the cursor again when `SIGINT`, `SIGTERM` or
   ///     `SIGHUP` ends the process while bars are drawn. Only signals left at their default
   ///     disposition are handled; a program with its own handlers calls ``restoreTerminal()``.
@@ -92,7 +94,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
     summaryLabel: String? = "Total",
     unit: ProgressUnit? = nil,
     finishedBars: FinishedBars = .keep,
-    output: any TerminalOutput = TerminalStream.standardOutput,
+    output: some TerminalOutput = TerminalStream.standardError,
     restoresTerminalOnSignals: Bool = true
   ) {
     self.summaryLabel = summaryLabel.map(TerminalFormat.singleLine)

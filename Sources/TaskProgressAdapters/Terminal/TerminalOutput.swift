@@ -15,8 +15,9 @@ import Android
 
 /// Where a ``TerminalRenderer`` writes, and what the destination can show.
 ///
-/// ``TerminalStream`` writes to a file descriptor, standard output by default. Tests give the
-/// renderer their own output, an in-memory terminal of a chosen width, and compare the bytes.
+/// ``TerminalStream`` writes to a file descriptor: `.standardError`, the renderers' default, or
+/// `.standardOutput`. Tests give the renderer their own output, an in-memory terminal of a chosen
+/// width, and compare the bytes.
 @MainActor
 public protocol TerminalOutput: AnyObject {
   /// What the destination can show.
@@ -37,6 +38,19 @@ extension TerminalOutput {
   public var rows: Int? { nil }
 }
 
+extension TerminalOutput where Self == TerminalStream {
+  /// Standard output, where a program writes its results: `output: .standardOutput`.
+  public static var standardOutput: TerminalStream {
+    TerminalStream(fileDescriptor: STDOUT_FILENO)
+  }
+
+  /// Standard error, where progress goes by default, so that what a program prints on standard
+  /// output stays apart from it: `output: .standardError`.
+  public static var standardError: TerminalStream {
+    TerminalStream(fileDescriptor: STDERR_FILENO)
+  }
+}
+
 /// A file descriptor as a terminal output: standard output, standard error, or any other.
 ///
 /// Its capabilities come from `isatty` and the environment (see
@@ -54,16 +68,6 @@ public final class TerminalStream: TerminalOutput {
   /// Whether a write failed for good (for example, the pipe was closed); later writes are dropped.
   public private(set) var isBroken = false
   private let environment: [String: String]
-
-  /// Standard output.
-  public static var standardOutput: TerminalStream {
-    TerminalStream(fileDescriptor: STDOUT_FILENO)
-  }
-
-  /// Standard error.
-  public static var standardError: TerminalStream {
-    TerminalStream(fileDescriptor: STDERR_FILENO)
-  }
 
   /// Creates a stream on a file descriptor.
   ///

@@ -2,7 +2,9 @@ public import TaskProgress
 
 /// Draws a runner's progress on a terminal, or as plain lines where there is none.
 ///
-/// Attach it to a `TaskRunner`. On an interactive terminal it redraws one line in place: a bar,
+/// Attach it to a `TaskRunner`. It draws on standard error unless told otherwise
+/// (`output: .standardOutput`), so that what the program prints stays alone on standard output.
+/// On an interactive terminal it redraws one line in place: a bar,
 /// the percentage, the counts, the rate, the time left and the status text the work reported
 /// last. Anywhere else (a pipe, a file, CI) it writes plain lines, with no carriage return and no
 /// escape sequence.
@@ -29,14 +31,16 @@ public final class TerminalRenderer: ProgressRenderer {
   ///   - unit: The unit counts and rates are shown in, such as
   ///     ``/TaskProgress/ProgressUnit/bytes``; `nil`, the default, for the runner's
   ///     ``/TaskProgress/TaskRunner/unit``.
-  ///   - output: Where to draw: standard output by default.
+  ///   - output: Where to draw: standard error by default, so that standard output keeps only
+  ///     what the program prints, as indicatif and tqdm do; `.standardOutput`, or an output of
+  ///     your own.
   ///   - restoresTerminalOnSignals: Whether to show the cursor again when `SIGINT`, `SIGTERM` or
   ///     `SIGHUP` ends the process while a bar is drawn. Only signals left at their default
   ///     disposition are handled; a program with its own handlers calls ``restoreTerminal()``.
   public init(
     label: String = "",
     unit: ProgressUnit? = nil,
-    output: any TerminalOutput = TerminalStream.standardOutput,
+    output: some TerminalOutput = TerminalStream.standardError,
     restoresTerminalOnSignals: Bool = true
   ) {
     self.label = TerminalFormat.singleLine(label)
@@ -47,7 +51,13 @@ public final class TerminalRenderer: ProgressRenderer {
 
   /// A renderer on standard output, as swift-log's `StreamLogHandler.standardOutput(label:)`.
   public static func standardOutput(label: String = "") -> TerminalRenderer {
-    TerminalRenderer(label: label, output: TerminalStream.standardOutput)
+    TerminalRenderer(label: label, output: .standardOutput)
+  }
+
+  /// A renderer on standard error, where ``init(label:unit:output:restoresTerminalOnSignals:)``
+  /// draws by default, as swift-log's `StreamLogHandler.standardError(label:)`.
+  public static func standardError(label: String = "") -> TerminalRenderer {
+    TerminalRenderer(label: label, output: .standardError)
   }
 
   /// Whether the bar is redrawn in place: on an interactive terminal, even one without escape

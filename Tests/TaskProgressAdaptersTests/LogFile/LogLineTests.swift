@@ -55,6 +55,23 @@ struct LogLineTests {
     #expect(decoded == [nasty])
   }
 
+  @Test func whatATerminalWouldActOnOrHideIsEscapedAndDecodesBack() throws {
+    let text = "c1 \u{9B}31m rlo \u{202E}gpj.exe zwsp \u{200B} shy \u{AD} tag \u{E0041} 👩\u{200D}💻"
+    let json = LogLine.quoted(text)
+    #expect(json.contains(#"\u009B"#) && json.contains(#"\u202E"#) && json.contains(#"\u200B"#))
+    #expect(json.contains(#"\u00AD"#) && json.contains(#"\uDB40\uDC41"#))
+    #expect(json.contains("👩\u{200D}💻"))  // the joiner stays as it is
+    #expect(
+      !json.unicodeScalars.contains {
+        $0.properties.generalCategory == .format && $0 != "\u{200D}"
+          || $0.properties.generalCategory == .control
+      })
+    let decoded =
+      try JSONSerialization.jsonObject(
+        with: Data("[\(json)]".utf8), options: []) as? [String]
+    #expect(decoded == [text])
+  }
+
   @Test func aLineIsOneJSONObjectWithTheFieldsThatApply() throws {
     let line = LogLine(
       time: .seconds(1_795_962_903), label: "import", phase: .running, fraction: 0.42,

@@ -150,6 +150,30 @@ struct TerminalFormatTests {
   }
 
   @Test(arguments: [
+    ("file\u{202E}gpj.exe", "filegpj.exe"),  // a right-to-left override
+    ("\u{202A}a\u{202B}b\u{202C}c\u{202D}d", "abcd"),  // embeddings and their end
+    ("\u{2066}a\u{2067}b\u{2068}c\u{2069}", "abc"),  // isolates
+    ("a\u{200B}b\u{200E}c\u{200F}d\u{61C}e", "abcde"),  // zero-width space, marks
+    ("\u{FEFF}bom\u{2060}joined", "bomjoined"),  // byte order mark, word joiner
+    ("soft\u{AD}hyphen", "softhyphen"),  // a format character too: dropped like the others
+    ("tag\u{E0041}\u{E007F}", "tag"),  // tags, which hide ASCII
+    ("👩\u{200D}💻 می\u{200C}خواهم", "👩\u{200D}💻 می\u{200C}خواهم"),  // the joiners stay
+  ])
+  func singleLineTextHasNoInvisibleFormatCharacters(text: String, expected: String) {
+    #expect(TerminalFormat.singleLine(text) == expected)
+    #expect(
+      !TerminalFormat.singleLine(text).unicodeScalars.contains {
+        $0.properties.generalCategory == .format && $0 != "\u{200C}" && $0 != "\u{200D}"
+      })
+  }
+
+  @Test func escapedTextShowsTheFormatCharactersItHeld() {
+    #expect(TerminalFormat.escapingBreaks("a\u{202E}b\nc") == "a\\u{202E}b\\nc")
+    #expect(TerminalFormat.escapingBreaks("soft\u{AD}") == "soft\\u{00AD}")
+    #expect(TerminalFormat.escapingBreaks("👩\u{200D}💻") == "👩\u{200D}💻")
+  }
+
+  @Test(arguments: [
     ("Hashing IMG_0042.jpg", 20, "Hashing IMG_0042.jpg"),
     ("Hashing IMG_0042.jpg", 19, "Hashing IMG_0042.j…"),
     ("Hashing IMG_0042.jpg", 9, "Hashing…"),  // no space before the ellipsis

@@ -204,6 +204,22 @@ struct TerminalGroupRendererTests {
       ])
   }
 
+  @Test(arguments: [TerminalCapabilities.interactiveUnicode, .plain])
+  func invisibleFormatCharactersInLabelsAndMessagesNeverReachTheTerminal(
+    capabilities: TerminalCapabilities
+  ) {
+    let scene = Scene(columns: 80, rows: 10, capabilities: capabilities)
+    scene.join("photo\u{202E}gpj.exe", .running(.zero))
+    scene.set(
+      0, .running(RunProgress(completed: 1, of: 4, message: "Reading\u{2066} a\u{200B}b\u{FEFF}")))
+    scene.frame(summary(0.25, running: 1))
+    scene.set(0, .failed(TestError(message: "disk\u{202B} full")))
+    scene.frame(summary(0, failed: 1, settled: true))
+    let written = scene.terminal.output
+    #expect(!written.unicodeScalars.contains(where: TerminalFormat.isHiddenFormat))
+    #expect(written.contains("photogpj.exe"))
+  }
+
   @Test func anIdleMemberHasNoBarButIsCountedInTheSummary() {
     let scene = Scene(columns: 60, rows: 10)
     scene.join("waiting")

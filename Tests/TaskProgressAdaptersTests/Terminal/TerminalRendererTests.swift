@@ -208,6 +208,42 @@ struct TerminalRendererTests {
     token.cancel()
   }
 
+  /// A bar at `columns` that shows a message; with `narrowedTo`, the terminal is resized and a
+  /// frame comes a millisecond after the last draw, well within the redraw interval.
+  private func barWithAMessage(columns: Int, narrowedTo newColumns: Int? = nil) -> MemoryTerminal {
+    let terminal = MemoryTerminal(columns: columns, rows: 5, emulatesScreen: true)
+    let renderer = TerminalRenderer(
+      label: "Task", output: terminal, restoresTerminalOnSignals: false)
+    renderer.render(
+      ProgressUpdate(reason: .stateChanged, state: .running(0), displayedProgress: 0, time: .zero))
+    let progress = RunProgress(completed: 20, of: 50, message: "Hashing IMG_0042.jpg")
+    renderer.render(
+      ProgressUpdate(
+        reason: .stateChanged, state: .running(progress), displayedProgress: 0.4,
+        time: .milliseconds(100)))
+    if let newColumns {
+      terminal.resize(columns: newColumns, rows: 5)
+    }
+    renderer.render(
+      ProgressUpdate(
+        reason: .frame, state: .running(progress), displayedProgress: 0.4,
+        time: .milliseconds(101)))
+    return terminal
+  }
+
+  @Test(arguments: [(80, 30), (60, 59), (40, 12), (30, 80)])
+  func aResizedTerminalGetsTheLineAFreshOneWouldDrawAtOnce(columns: Int, newColumns: Int) {
+    let resized = barWithAMessage(columns: columns, narrowedTo: newColumns)
+    let fresh = barWithAMessage(columns: newColumns)
+    let screen = resized.screen!
+    #expect(screen.trimmedScreen == fresh.screen!.trimmedScreen)
+    #expect(screen.wraps == 0)
+    #expect(screen.screen.allSatisfy { VirtualTerminal.columns(of: $0) < newColumns })
+    // The redraw went back to the start of the bar's row and erased the rest of it.
+    #expect(resized.output.hasSuffix("\u{1B}[K"))
+    #expect(resized.output.split(separator: "\r").count == 4)  // 0%, 40%, and the resize
+  }
+
   @Test func restoreTerminalEndsTheOpenLineAndShowsTheCursor() async {
     let harness = Harness(animation: .instant)
     let terminal = MemoryTerminal(columns: 30)
@@ -473,6 +509,7 @@ struct TerminalRendererTests {
   nonisolated static let messages = [
     "Hashing IMG_0042.jpg", "写真を処理しています：京都の休日の四十二枚目",
     "two\nlines \u{1B}[2J\u{1B}]0;title\u{7} and\r a bell\u{7}",
+    "\u{202E}txt.emdaer\u{202C} \u{2066}isolated\u{2069}\u{200B}\u{FEFF}",
   ]
 
   @Test(arguments: [20, 40, 80, 200], messages)
@@ -505,6 +542,7 @@ struct TerminalRendererTests {
       written = written.replacing(own, with: "")
     }
     #expect(!written.contains("\u{1B}") && !written.contains("\u{7}"))
+    #expect(!written.unicodeScalars.contains(where: TerminalFormat.isHiddenFormat))
     // From 80 columns the message shows, whole or cut; the final line has none.
     let shown = TerminalFormat.singleLine(message)
     if columns >= 80 {
@@ -553,6 +591,28 @@ struct TerminalRendererTests {
         "Task: started", "Task: 10%  5/50  Hashing a.jpg", "Task: 20%  10/50  two lines [2J",
         "Task: cancelled after 11.0s at 20% 10/50", "",
       ])
+  }
+
+  @Test(arguments: [TerminalCapabilities.interactiveUnicode, .plain])
+  func invisibleFormatCharactersNeverReachTheTerminal(capabilities: TerminalCapabilities) {
+    let terminal = MemoryTerminal(columns: 80, capabilities: capabilities)
+    let renderer = TerminalRenderer(
+      label: "Task\u{2067}", output: terminal, restoresTerminalOnSignals: false)
+    renderer.render(
+      ProgressUpdate(reason: .stateChanged, state: .running(0), displayedProgress: 0, time: .zero))
+    // A right-to-left override would draw the rest of the line backwards: `exe.jpg`.
+    let message = "Opening photo\u{202E}gpj.exe\u{202C} soft\u{AD}ly\u{200B}"
+    renderer.render(
+      ProgressUpdate(
+        reason: .stateChanged,
+        state: .running(RunProgress(completed: 10, of: 50, message: message)),
+        displayedProgress: 0.2, time: .seconds(1)))
+    renderer.render(
+      ProgressUpdate(
+        reason: .stateChanged, state: .failed(TestError(message: "bad\u{FEFF} file\u{2069}")),
+        displayedProgress: 0.2, time: .seconds(2)))
+    #expect(!terminal.output.unicodeScalars.contains(where: TerminalFormat.isHiddenFormat))
+    #expect(terminal.output.contains("Opening photogpj.exe softly"))
   }
 
   // MARK: - Pausing

@@ -21,6 +21,31 @@ struct TerminalStreamTests {
     #expect(String(decoding: data, as: UTF8.self) == "héllo\n")
   }
 
+  @Test func theStandardStreamsAreSpelledWithALeadingDot() {
+    _ = TerminalRenderer(output: .standardError, restoresTerminalOnSignals: false)
+    _ = TerminalRenderer(label: "Task", output: .standardOutput, restoresTerminalOnSignals: false)
+    _ = TerminalGroupRenderer(output: .standardError, restoresTerminalOnSignals: false)
+    _ = TerminalGroupRenderer(output: .standardOutput, restoresTerminalOnSignals: false)
+    _ = TerminalRenderer.standardError(label: "Task")
+    #expect(TerminalStream.standardError.fileDescriptor == STDERR_FILENO)
+    #expect(TerminalStream.standardOutput.fileDescriptor == STDOUT_FILENO)
+  }
+
+  @Test func anOutputOfOnesOwnWorksAsAConcreteTypeAndAsAnExistential() {
+    let concrete = MemoryTerminal(columns: 40, capabilities: .plain)
+    let existential: any TerminalOutput = MemoryTerminal(columns: 40, capabilities: .plain)
+    for output in [concrete, existential] as [any TerminalOutput] {
+      let renderer = TerminalRenderer(label: "Task", output: output)
+      renderer.render(
+        ProgressUpdate(
+          reason: .stateChanged, state: .running(0), displayedProgress: 0, time: .zero))
+    }
+    let group = TerminalGroupRenderer(output: concrete, restoresTerminalOnSignals: false)
+    group.didDetach()
+    #expect(concrete.lines == ["Task: started", ""])
+    #expect((existential as? MemoryTerminal)?.lines == ["Task: started", ""])
+  }
+
   @Test func columnsFallBackToTheEnvironmentThenTo80() {
     #expect(TerminalStream(fileDescriptor: -1, environment: ["COLUMNS": "132"]).columns == 132)
     #expect(TerminalStream(fileDescriptor: -1, environment: ["COLUMNS": "wide"]).columns == 80)

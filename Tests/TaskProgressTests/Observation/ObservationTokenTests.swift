@@ -52,4 +52,72 @@ struct ObservationTokenTests {
     #expect(first == first)
     #expect(tokens.contains(first))
   }
+
+  @Test func observersStoredInASetOrAnArrayAreCalledForAsLongAsItHoldsTheirTokens() {
+    let runner = TaskRunner(animation: .instant, clock: ManualClock())
+    var fromSet: [RunPhase] = []
+    var fromArray: [RunPhase] = []
+    var set: Set<ObservationToken>? = []
+    var array: [ObservationToken]? = []
+    runner.observe { fromSet.append($0.phase) }.store(in: &set!)
+    runner.observe { fromArray.append($0.phase) }.store(in: &array!)
+    runner.start { _ in await Latch().wait() }
+    #expect(fromSet == [.idle, .running])
+    #expect(fromArray == [.idle, .running])
+    set = nil
+    array = nil
+    runner.cancel()
+    #expect(fromSet == [.idle, .running])
+    #expect(fromArray == [.idle, .running])
+  }
+
+  @Test func anObserversTokenEndsTheCallsWhenReleasedWhileAnAttachedRenderersDoesNot() {
+    let clock = ManualClock()
+    let runner = TaskRunner(animation: .instant, clock: clock)
+    let group = TaskRunnerGroup(clock: clock)
+    var observed: [RunPhase] = []
+    var summaries = 0
+    var keptSummaries = 0
+    let renderer = PhaseRenderer()
+    let groupRenderer = EventCounter()
+    do {
+      _ = runner.observe { observed.append($0.phase) }
+      _ = group.observe { _ in summaries += 1 }
+      runner.attach(renderer)
+      group.attach(groupRenderer)
+    }
+    let kept = group.observe { _ in keptSummaries += 1 }
+    let events = groupRenderer.count
+    group.add(runner)
+    runner.start { _ in await Latch().wait() }
+    clock.advance(by: frame)
+    runner.cancel()
+    clock.advance(by: frame)
+    withExtendedLifetime(kept) {}
+    #expect(observed == [.idle])
+    #expect(summaries == 1)
+    #expect(keptSummaries > 1)
+    #expect(renderer.phases == [.idle, .running, .cancelled])
+    #expect(groupRenderer.count > events)
+  }
+}
+
+/// A renderer that records the phases of the states it is given.
+@MainActor
+private final class PhaseRenderer: ProgressRenderer {
+  var phases: [RunPhase] = []
+
+  func render(_ update: ProgressUpdate) {
+    if update.reason == .stateChanged { phases.append(update.state.phase) }
+  }
+}
+
+/// A group renderer that counts the events it is given.
+@MainActor
+private final class EventCounter: GroupRenderer {
+  var count = 0
+
+  func render(_ event: TaskRunnerGroup.Event) {
+    count += 1
+  }
 }

@@ -89,4 +89,85 @@ struct TaskRunnerPerformTests {
     #expect(harness.runner.state.phase == phase)
     harness.runner.cancel()
   }
+
+  // MARK: - The outcome as a value
+
+  @Test func anOutcomeCarriesTheValueOfAFinishedRun() async {
+    let harness = Harness()
+    let outcome = await harness.runner.performCatching { reporter in
+      reporter.report(completed: 1, of: 1)
+      return "done"
+    }
+    guard case .finished(let value) = outcome else {
+      Issue.record("expected .finished, got \(outcome)")
+      return
+    }
+    #expect(value == "done")
+    #expect(outcome.value == "done")
+    #expect(harness.runner.state == .finished)
+  }
+
+  @Test func anOutcomeCarriesTheErrorOfAFailedRun() async {
+    let harness = Harness()
+    let outcome = await harness.runner.performCatching { _ -> Int in
+      throw TestError(message: "disk full")
+    }
+    guard case .failed(let error) = outcome else {
+      Issue.record("expected .failed, got \(outcome)")
+      return
+    }
+    #expect(error as? TestError == TestError(message: "disk full"))
+    #expect(outcome.value == nil)
+    #expect(throws: TestError(message: "disk full")) { try outcome.get() }
+    #expect(harness.runner.state == .failed(TestError(message: "disk full")))
+  }
+
+  @Test func anOutcomeOfACancelledRunIsCancelledEvenIfTheOperationReturns() async {
+    let harness = Harness()
+    let reached = Latch()
+    let proceed = Latch()
+    let caller = Task {
+      await harness.runner.performCatching { _ -> Int in
+        reached.open()
+        await Task { await proceed.wait() }.value  // ignores the cancel, then returns
+        return 42
+      }
+    }
+    await reached.wait()
+    harness.runner.cancel()
+    proceed.open()
+    let outcome = await caller.value
+    guard case .cancelled = outcome else {
+      Issue.record("expected .cancelled, got \(outcome)")
+      return
+    }
+    #expect(throws: CancellationError.self) { try outcome.get() }
+  }
+
+  @Test func anOperationThrowingCancellationHasACancelledOutcome() async {
+    let harness = Harness()
+    let outcome = await harness.runner.performCatching { _ -> Int in throw CancellationError() }
+    guard case .cancelled = outcome else {
+      Issue.record("expected .cancelled, got \(outcome)")
+      return
+    }
+    #expect(harness.runner.state == .cancelled)
+  }
+
+  @Test(arguments: [RunPhase.running, .paused])
+  func aBusyRunnersOutcomeNamesTheActivePhase(phase: RunPhase) async {
+    let harness = Harness()
+    await harness.drive(to: phase)
+    let called = Latch()
+    let outcome = await harness.runner.performCatching { _ in called.open() }
+    guard case .alreadyActive(let active) = outcome else {
+      Issue.record("expected .alreadyActive, got \(outcome)")
+      return
+    }
+    #expect(active == phase)
+    #expect(throws: TaskRunner.AlreadyActiveError(phase: phase)) { try outcome.get() }
+    #expect(!called.isOpen)
+    #expect(harness.runner.state.phase == phase)
+    harness.runner.cancel()
+  }
 }
