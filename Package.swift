@@ -43,8 +43,7 @@ let package = Package(
       dependencies: ["TaskProgress"],
       swiftSettings: swiftSettings
     ),
-    // What the example programs share: their command-line parsing, raw keyboard input, signals
-    // as events, and exit statuses.
+    // What the example programs share: their command-line parsing and exit statuses.
     .target(
       name: "ExampleSupport",
       dependencies: ["TaskProgress", "TaskProgressAdapters"],
