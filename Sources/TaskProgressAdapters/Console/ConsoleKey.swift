@@ -38,7 +38,7 @@ extension ConsoleKey: ExpressibleByExtendedGraphemeClusterLiteral {
   /// The key of a character: `"q"` is `.character("q")`.
   ///
   /// ```swift
-  /// let quit: ConsoleKey = "q"
+  /// assert(("q" as ConsoleKey) == .character("q"))
   /// ```
   public init(extendedGraphemeClusterLiteral character: Character) {
     self = .character(character)

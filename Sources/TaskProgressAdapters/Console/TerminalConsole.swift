@@ -76,6 +76,8 @@ public final class TerminalConsole {
   ///
   /// ```swift
   /// let console = TerminalConsole()
+  /// console.begin()
+  /// defer { console.restore() }
   /// ```
   public convenience init(output: TerminalStream = TerminalStream.standardOutput) {
     self.init(input: isatty(STDIN_FILENO) == 1 ? STDIN_FILENO : nil, output: output)
@@ -86,6 +88,9 @@ public final class TerminalConsole {
   /// ```swift
   /// // Signals only: a tool whose standard input is its data.
   /// let console = TerminalConsole(input: nil, output: TerminalStream.standardOutput)
+  /// for await event in console.events where event == .interrupt {
+  ///   break
+  /// }
   /// ```
   ///
   /// - Parameters:
@@ -172,9 +177,11 @@ public final class TerminalConsole {
   /// ``restore()`` it is finished.
   ///
   /// ```swift
+  /// let console = TerminalConsole()
   /// for await event in console.events {
   ///   if event == .key("q") || event == .interrupt { break }
   /// }
+  /// console.restore()
   /// ```
   public var events: AsyncStream<ConsoleEvent> {
     if let stream { return stream }
@@ -201,6 +208,8 @@ public final class TerminalConsole {
   /// colours reset, the cursor shown, the normal screen back, the input's modes as they were.
   ///
   /// ```swift
+  /// let console = TerminalConsole()
+  /// console.begin(onAlternateScreen: true)
   /// console.restore()
   /// print("Imported 12 files.")
   /// ```

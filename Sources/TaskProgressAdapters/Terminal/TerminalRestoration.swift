@@ -68,8 +68,9 @@ enum TerminalRestoration {
     consoleState.store(0, ordering: .releasing)
   }
 
-  /// Restores what is recorded and clears it: the renderer's cursor first, then the console's
-  /// screen and modes. Async-signal-safe.
+  /// Restores what is recorded and clears it: the renderer's cursor, then the console's screen.
+  ///
+  /// The console's modes come last. Only async-signal-safe calls.
   static func restoreNow() {
     if isCursorHidden.exchange(false, ordering: .acquiringAndReleasing) {
       writeAll(cursorDescriptor.load(ordering: .relaxed), renderingReset)
