@@ -93,7 +93,8 @@ let package = Package(
       dependencies: ["TaskProgress", "TaskProgressFoundation", "TaskProgressTestSupport"],
       swiftSettings: swiftSettings
     ),
-    // A bar drawn with the default signal dispositions, for HeavyTaskTests to interrupt.
+    // A bar drawn with the default signal dispositions, or with the signals handed to a
+    // TerminalConsole, for HeavyTaskTests to interrupt.
     .executableTarget(
       name: "terminal-probe",
       dependencies: ["TaskProgress", "TaskProgressAdapters"],

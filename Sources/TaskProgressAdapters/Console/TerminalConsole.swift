@@ -77,7 +77,10 @@ public final class TerminalConsole {
   /// ```swift
   /// let console = TerminalConsole()
   /// console.begin()
-  /// defer { console.restore() }
+  /// for await event in console.events where event == .key("q") {
+  ///   break
+  /// }
+  /// console.restore()
   /// ```
   public convenience init(output: TerminalStream = TerminalStream.standardOutput) {
     self.init(input: isatty(STDIN_FILENO) == 1 ? STDIN_FILENO : nil, output: output)
@@ -134,6 +137,10 @@ public final class TerminalConsole {
   /// let console = TerminalConsole()
   /// console.begin(onAlternateScreen: true)
   /// defer { console.restore() }
+  /// TerminalStream.standardOutput.write("Press q to quit\n")
+  /// for await event in console.events where event == .key("q") {
+  ///   break
+  /// }
   /// ```
   public func begin(onAlternateScreen: Bool = false) {
     guard began == nil else { return }
