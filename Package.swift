@@ -43,8 +43,7 @@ let package = Package(
       dependencies: ["TaskProgress"],
       swiftSettings: swiftSettings
     ),
-    // What the example programs share: their command-line parsing, raw keyboard input, signals
-    // as events, and exit statuses.
+    // What the example programs share: their command-line parsing and exit statuses.
     .target(
       name: "ExampleSupport",
       dependencies: ["TaskProgress", "TaskProgressAdapters"],
@@ -94,7 +93,8 @@ let package = Package(
       dependencies: ["TaskProgress", "TaskProgressFoundation", "TaskProgressTestSupport"],
       swiftSettings: swiftSettings
     ),
-    // A bar drawn with the default signal dispositions, for HeavyTaskTests to interrupt.
+    // A bar drawn with the default signal dispositions, or with the signals handed to a
+    // TerminalConsole, for HeavyTaskTests to interrupt.
     .executableTarget(
       name: "terminal-probe",
       dependencies: ["TaskProgress", "TaskProgressAdapters"],

@@ -25,7 +25,7 @@ import ucrt
 struct Downloads {
   static func main() async {
     // A closed standard stream gets /dev/null, so that no file we open takes its number.
-    StandardStreams.reserve()
+    TerminalConsole.reserveStandardStreams()
     // A reader that goes away (`downloads | head -1`) ends our writes, not the process.
     signal(SIGPIPE, SIG_IGN)
     let status = await run(Array(CommandLine.arguments.dropFirst()))
@@ -46,8 +46,9 @@ struct Downloads {
       return .finished
     }
     let queue = DownloadQueue(options: options)
-    if Console.isInteractive {
-      return await InteractiveSession(queue: queue).run()
+    let console = TerminalConsole()
+    if console.isInteractive {
+      return await InteractiveSession(queue: queue, console: console).run()
     }
     // The session's signal handlers hold it weakly: they act while it runs and not after. Its
     // lifetime, spelled out, keeps the optimizer from warning that those references end up nil.

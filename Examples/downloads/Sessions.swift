@@ -49,9 +49,20 @@ final class PipedSession {
     let renderer = TerminalGroupRenderer(unit: .bytes, output: output)
     renderer.print("Downloading \(queue.plan)")
     let token = queue.group.attach(renderer)
-    Console.onSignal(SIGINT) { [weak self] in self?.stop(.interrupted) }
-    Console.onSignal(SIGTERM) { [weak self] in self?.stop(.terminated) }
-    Console.onSignal(SIGHUP) { [weak self] in self?.stop(.terminated) }
+    // Signals only: standard input may be the terminal, but the piped session reads no keys.
+    let console = TerminalConsole(input: nil, output: output)
+    defer { console.restore() }
+    let events = console.events
+    let listener = Task { [weak self] in
+      for await event in events {
+        switch event {
+        case .interrupt: self?.stop(.interrupted)
+        case .terminate, .hangUp: self?.stop(.terminated)
+        case .key, .resize, .endOfInput: break
+        }
+      }
+    }
+    defer { listener.cancel() }
     queue.start()
     // A reader that went away (`downloads | head -1`) wants no more: stop the downloads too.
     let readerWatch = queue.group.observe { [weak self] _ in
@@ -101,7 +112,7 @@ final class PipedSession {
 final class InteractiveSession {
   private let queue: DownloadQueue
   private let output = TerminalStream.standardOutput
-  private let console: Console
+  private let console: TerminalConsole
   private let renderer: TerminalGroupRenderer
   /// The status of the last run that ended.
   private var status: ExitStatus = .finished
@@ -118,11 +129,10 @@ final class InteractiveSession {
   private static let runningKeys = [("c", "cancel all"), ("q", "quit")]
   private static let endedKeys = [("Enter", "start again"), ("q", "quit")]
 
-  init(queue: DownloadQueue) {
+  init(queue: DownloadQueue, console: TerminalConsole) {
     self.queue = queue
-    self.console = Console(output: output)
-    self.renderer = TerminalGroupRenderer(
-      unit: .bytes, output: output, restoresTerminalOnSignals: false)
+    self.console = console
+    self.renderer = TerminalGroupRenderer(unit: .bytes, output: output)
   }
 
   func run() async -> ExitStatus {
@@ -131,11 +141,12 @@ final class InteractiveSession {
     printHint(Self.idleKeys)
     tokens.append(queue.group.attach(renderer))
     queue.onEnd = { [weak self] outcome in self?.runEnded(outcome) }
-    console.onKey { [weak self] key in self?.handle(key) }
-    console.onSignal(SIGINT) { [weak self] in self?.end(.interrupted) }
-    console.onSignal(SIGTERM) { [weak self] in self?.end(.terminated) }
-    console.onSignal(SIGHUP) { [weak self] in self?.end(.terminated) }
+    let events = console.events
+    let listener = Task { [weak self] in
+      for await event in events { self?.handle(event) }
+    }
     await withCheckedContinuation { quit = $0 }
+    listener.cancel()
     // The cancelled downloads' last lines and the total are drawn before the terminal is
     // restored: the run ends once the group has settled and its renderers have drawn that.
     _ = await queue.waitForEnd()
@@ -148,21 +159,23 @@ final class InteractiveSession {
     return forcedStatus ?? status
   }
 
-  private func handle(_ key: Key) {
-    switch key {
-    case .enter:
+  private func handle(_ event: ConsoleEvent) {
+    switch event {
+    case .key(.enter):
       if !queue.isActive {
         printHint(Self.runningKeys)
         queue.start()
       }
-    case .cancel:
+    case .key("c"), .key("C"):
       queue.cancelAll()
-    case .quit, .endOfInput:
+    case .key("q"), .key("Q"), .endOfInput:
       end(nil)
     case .interrupt:
       end(.interrupted)
-    case .pause:
-      break  // a queue of downloads is cancelled, not paused
+    case .terminate, .hangUp:
+      end(.terminated)
+    case .key, .resize:
+      break  // a queue of downloads is cancelled, not paused; the renderer follows the width
     }
   }
 

@@ -25,7 +25,7 @@ import ucrt
 struct HeavyTask {
   static func main() async {
     // A closed standard stream gets /dev/null, so that no file we open takes its number.
-    StandardStreams.reserve()
+    TerminalConsole.reserveStandardStreams()
     // A reader that goes away (`heavy-task | head -1`) ends our writes, not the process.
     signal(SIGPIPE, SIG_IGN)
     let status = await run(Array(CommandLine.arguments.dropFirst()))
@@ -55,8 +55,9 @@ struct HeavyTask {
       }
     }
     let work = HeavyTaskWork(options: options)
-    if Console.isInteractive {
-      return await InteractiveSession(work: work).run(log: log)
+    let console = TerminalConsole()
+    if console.isInteractive {
+      return await InteractiveSession(work: work, console: console).run(log: log)
     }
     return await PipedSession(work: work).run(log: log)
   }

@@ -122,9 +122,20 @@ final class PipedSession {
     let tokens = [work.runner.attach(renderer)] + (log.map { [work.runner.attach($0)] } ?? [])
     defer { tokens.forEach { $0.cancel() } }
     log?.onError = { [weak self] error in self?.stop(.cannotWriteLog, because: error.description) }
-    Console.onSignal(SIGINT) { [weak self] in self?.stop(.interrupted) }
-    Console.onSignal(SIGTERM) { [weak self] in self?.stop(.terminated) }
-    Console.onSignal(SIGHUP) { [weak self] in self?.stop(.terminated) }
+    // Signals only: standard input may be the terminal, but the piped session reads no keys.
+    let console = TerminalConsole(input: nil, output: output)
+    defer { console.restore() }
+    let events = console.events
+    let listener = Task { [weak self] in
+      for await event in events {
+        switch event {
+        case .interrupt: self?.stop(.interrupted)
+        case .terminate, .hangUp: self?.stop(.terminated)
+        case .key, .resize, .endOfInput: break
+        }
+      }
+    }
+    defer { listener.cancel() }
     output.write("[ \(Screen.buttonTitle) ] pressed\n")
     work.performTask()
     // A reader that went away (`heavy-task | head -1`) wants no more: stop the work too.
@@ -158,7 +169,7 @@ final class PipedSession {
 final class InteractiveSession {
   private let work: HeavyTaskWork
   private let output = TerminalStream.standardOutput
-  private let console: Console
+  private let console: TerminalConsole
   private let screen: Screen
   /// The last run's final line, as a plain renderer writes it, to print after the screen closes.
   private let summary = SummaryOutput()
@@ -175,14 +186,14 @@ final class InteractiveSession {
   private var quit: CheckedContinuation<Void, Never>?
   private var tokens: [ObservationToken] = []
 
-  init(work: HeavyTaskWork) {
+  init(work: HeavyTaskWork, console: TerminalConsole) {
     self.work = work
-    self.console = Console(output: output)
+    self.console = console
     self.screen = Screen(output: output)
   }
 
   func run(log: LogFileRenderer?) async -> ExitStatus {
-    console.begin()
+    console.begin(onAlternateScreen: true)
     screen.redraw()
     tokens.append(work.runner.observe { [weak self] state in self?.stateChanged(state) })
     tokens.append(
@@ -192,12 +203,12 @@ final class InteractiveSession {
       tokens.append(work.runner.attach(log))
       log.onError = { [weak self] error in self?.end(.cannotWriteLog, because: error.description) }
     }
-    console.onKey { [weak self] key in self?.handle(key) }
-    console.onSignal(SIGWINCH) { [weak self] in self?.screen.redraw() }
-    console.onSignal(SIGINT) { [weak self] in self?.end(.interrupted) }
-    console.onSignal(SIGTERM) { [weak self] in self?.end(.terminated) }
-    console.onSignal(SIGHUP) { [weak self] in self?.end(.terminated) }
+    let events = console.events
+    let listener = Task { [weak self] in
+      for await event in events { self?.handle(event) }
+    }
     await withCheckedContinuation { quit = $0 }
+    listener.cancel()
     tokens.forEach { $0.cancel() }
     console.restore()
     if let line = summary.lastLine {
@@ -211,26 +222,32 @@ final class InteractiveSession {
     return forcedStatus ?? status
   }
 
-  private func handle(_ key: Key) {
-    switch key {
-    case .enter:
+  private func handle(_ event: ConsoleEvent) {
+    switch event {
+    case .key(.enter):
       if !work.runner.isActive {
         screen.progressView.beginRun()
         work.performTask()
       }
-    case .pause:
+    case .key("p"), .key("P"):
       // Pausing does nothing unless a run is running, resuming unless one is paused.
       if work.runner.isPaused {
         work.runner.resume()
       } else {
         work.runner.pause()
       }
-    case .cancel:
+    case .key("c"), .key("C"):
       work.runner.cancel()
-    case .quit, .endOfInput:
+    case .key("q"), .key("Q"), .endOfInput:
       end(nil)
     case .interrupt:
       end(.interrupted)
+    case .terminate, .hangUp:
+      end(.terminated)
+    case .resize:
+      screen.redraw()
+    case .key:
+      break
     }
   }
 

@@ -7,6 +7,12 @@
 // - `detach`: cancels the renderer's token;
 // - `release`: lets go of the runner;
 // - `exit`: calls `exit(0)` while the bar is drawn.
+//
+// Or it hands the signals to a TerminalConsole, as a program that handles them itself:
+// - `console-exit`: listens to the console's events and calls `exit(130)` on `.interrupt`;
+// - `console-raise`: on `.interrupt`, restores the console and sends itself SIGINT again;
+// - `console-raw`: puts the terminal in raw mode with the console, listens to nothing, and
+//   waits for a signal to end it.
 import TaskProgress
 import TaskProgressAdapters
 
@@ -43,9 +49,35 @@ func waitForProgress(of runner: TaskRunner) async {
   }
 }
 
+/// Draws a bar with the signals handed to a console, and ends as `mode` says.
+@MainActor
+func mainWithConsole(_ mode: String) async {
+  let runner = TaskRunner(animation: .instant)
+  runner.attach(TerminalRenderer(label: "probe"))
+  let console = TerminalConsole()
+  if mode == "console-raw" {
+    console.begin()
+    await runner.run(work)  // about a minute: the test's signal ends it first
+    exit(1)
+  }
+  let events = console.events
+  runner.start(work)
+  for await event in events where event == .interrupt {
+    if mode == "console-exit" {
+      exit(130)  // nothing restored by hand: the exit handler shows the cursor
+    }
+    console.restore()
+    kill(getpid(), SIGINT)
+  }
+}
+
 @MainActor
 func main() async {
   let mode = CommandLine.arguments.dropFirst().first
+  if let mode, mode.hasPrefix("console-") {
+    await mainWithConsole(mode)
+    return
+  }
   var runner: TaskRunner? = TaskRunner(animation: .instant)
   let token = runner?.attach(TerminalRenderer(label: "probe"))
   switch mode {
