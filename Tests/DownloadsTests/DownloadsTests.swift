@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 /// `downloads` as a user runs it, piped: plain lines, exit statuses, usage errors and signals.
-@Suite("downloads", .timeLimit(.minutes(2)))
+// Serialized: each test runs a program in a process of its own, and dozens of them at once on two
+// cores, under the sanitizer, starve the suites that run in this process.
+@Suite("downloads", .serialized, .timeLimit(.minutes(2)))
 struct DownloadsTests {
   /// A queue that takes a moment: five files at a hundred times the speed.
   private static let quick = ["--count", "5", "--jobs", "2", "--speed", "100"]

@@ -5,7 +5,9 @@ import Testing
 /// A terminal renderer's bar in a process whose signals a TerminalConsole handles: the terminal
 /// is restored whether the program exits on the console's event, raises the signal again after
 /// the console's restore, or is ended by a signal the console was not asked for.
-@Suite("Terminal console in a process", .timeLimit(.minutes(1)))
+// Serialized: each test runs a program in a process of its own, and dozens of them at once on two
+// cores, under the sanitizer, starve the suites that run in this process.
+@Suite("Terminal console in a process", .serialized, .timeLimit(.minutes(1)))
 struct ConsoleProcessTests {
   private static let hideCursor = "\u{1B}[?25l"
   private static let showCursor = "\u{1B}[?25h"

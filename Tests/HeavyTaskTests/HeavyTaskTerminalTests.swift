@@ -4,7 +4,9 @@ import Testing
 
 /// `heavy-task` on a (pseudo-)terminal: the screen, the keys, and the terminal restored on every
 /// way out.
-@Suite("heavy-task on a terminal", .timeLimit(.minutes(2)))
+// Serialized: each test runs a program in a process of its own, and dozens of them at once on two
+// cores, under the sanitizer, starve the suites that run in this process.
+@Suite("heavy-task on a terminal", .serialized, .timeLimit(.minutes(2)))
 struct HeavyTaskTerminalTests {
   private static let enterAlternateScreen = "\u{1B}[?1049h"
   private static let leaveAlternateScreen = "\u{1B}[?1049l"

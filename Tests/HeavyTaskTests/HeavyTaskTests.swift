@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 /// `heavy-task` as a user runs it, piped: output, exit statuses, usage errors, logs and signals.
-@Suite("heavy-task", .timeLimit(.minutes(2)))
+// Serialized: each test runs a program in a process of its own, and dozens of them at once on two
+// cores, under the sanitizer, starve the suites that run in this process.
+@Suite("heavy-task", .serialized, .timeLimit(.minutes(2)))
 struct HeavyTaskTests {
   private func temporaryFolder() throws -> URL {
     let folder = FileManager.default.temporaryDirectory

@@ -4,7 +4,9 @@ import Testing
 
 /// The library's terminal renderer in a process of its own, on a pseudo-terminal, stopped in the
 /// middle of a run without the run ending: the terminal is left as it was found.
-@Suite("Terminal renderer stopped mid-run", .timeLimit(.minutes(1)))
+// Serialized: each test runs a program in a process of its own, and dozens of them at once on two
+// cores, under the sanitizer, starve the suites that run in this process.
+@Suite("Terminal renderer stopped mid-run", .serialized, .timeLimit(.minutes(1)))
 struct RendererLifetimeProcessTests {
   @Test(arguments: ["detach", "release", "exit"])
   func theCursorComesBackAndTheLineEnds(mode: String) async throws {

@@ -5,7 +5,9 @@ import Testing
 /// The library's terminal renderer in a process of its own, on a pseudo-terminal, with the signals
 /// left at their default disposition: its guard shows the cursor again before the signal ends the
 /// process, as the signal would have.
-@Suite("Terminal renderer ended by a signal", .timeLimit(.minutes(1)))
+// Serialized: each test runs a program in a process of its own, and dozens of them at once on two
+// cores, under the sanitizer, starve the suites that run in this process.
+@Suite("Terminal renderer ended by a signal", .serialized, .timeLimit(.minutes(1)))
 struct TerminalRendererProcessTests {
   static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 

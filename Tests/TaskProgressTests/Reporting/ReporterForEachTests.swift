@@ -1,0 +1,71 @@
+import Synchronization
+import TaskProgressTestSupport
+import Testing
+
+@testable import TaskProgress
+
+/// A stage of a run performs its items concurrently, each worth its weight.
+@Suite("Reporter forEach", .timeLimit(.minutes(1)))
+struct ReporterForEachTests {
+  @Test func aStageWeighsItsItemsAndEachMovesItsShareAsItGoes() async throws {
+    let root = TaskRunner.Reporter(totalCount: 100)
+    let scan = root.subprogress(assigningCount: 10).start(totalCount: 1)
+    scan.complete(count: 1)
+    let hashing = root.subprogress(assigningCount: 90).start(totalCount: nil)
+    let sizes = [600, 300, 100]
+    let halfway = Latch()
+    let proceed = Latch()
+    let run = Task {
+      try await hashing.forEach(sizes, maxConcurrency: 3, weight: { $0 }) { size, reporter in
+        reporter.report(completed: size / 2, of: size)
+        reporter.complete(bytes: size / 2)
+        if size == 600 {
+          halfway.open()
+          await proceed.wait()
+        }
+      }
+    }
+    await halfway.wait(for: "the largest item to be half done")
+    // The two small items are done (400 of 1,000 weight); the largest is half done (300).
+    await waitUntil("the small items to end") {
+      abs((root.progress.fractionCompleted ?? 0) - (10 + 90 * 0.7) / 100) < 1e-9
+    }
+    #expect(root.progress.completedByteCount == 500)
+    #expect(hashing.progress.totalCount == 1_000)
+    proceed.open()
+    try await run.value
+    #expect(root.progress.fractionCompleted == 1)
+  }
+
+  @Test func atMostMaxConcurrencyAtOnceEachOnceAndTheFirstErrorIsThrown() async {
+    let root = TaskRunner.Reporter()
+    let stage = root.subprogress(assigningCount: 1).start(totalCount: nil)
+    let inFlight = Atomic(0)
+    let highest = Atomic(0)
+    let performed = Mutex<[Int]>([])
+    do {
+      try await stage.forEach(0..<50, maxConcurrency: 4) { item, _ in
+        let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
+        highest.max(now, ordering: .relaxed)
+        performed.withLock { $0.append(item) }
+        await Task.yield()
+        inFlight.wrappingSubtract(1, ordering: .relaxed)
+        if item == 20 { throw TestError(message: "item 20") }
+      }
+      Issue.record("the error of item 20 was not thrown")
+    } catch {
+      #expect(error as? TestError == TestError(message: "item 20"))
+    }
+    #expect(highest.load(ordering: .relaxed) <= 4)
+    let items = performed.withLock { $0 }
+    #expect(Set(items).count == items.count)
+    #expect(!items.contains(49))
+  }
+
+  @Test func noItemsCompleteTheStageAtOnce() async throws {
+    let root = TaskRunner.Reporter(totalCount: 2)
+    let stage = root.subprogress(assigningCount: 1).start(totalCount: nil)
+    try await stage.forEach([Int]()) { _, _ in Issue.record("an item of none was performed") }
+    #expect(root.progress == RunProgress(completed: 1, of: 2))
+  }
+}
