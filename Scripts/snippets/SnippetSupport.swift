@@ -30,6 +30,43 @@ public struct ImportFile: Sendable {
 
   /// The file's size in bytes.
   public var size: Int { 4_000 }
+
+  /// The file's contents, in the pieces a hash reads it in.
+  public var chunks: [FileChunk] { [FileChunk(count: 3_000), FileChunk(count: 1_000)] }
+}
+
+/// A piece of a file, as a hash reads it.
+public struct FileChunk: Sendable {
+  /// The piece's size in bytes.
+  public let count: Int
+}
+
+/// Hashes one piece of a file.
+public func hash(_ chunk: FileChunk) async throws {
+  try await Task.sleep(for: .microseconds(10))
+}
+
+/// Hashes one file, reporting its bytes.
+public func hash(_ file: ImportFile, reporter: TaskRunner.Reporter) async throws {
+  reporter.report(completed: 0, of: file.size)
+  for chunk in file.chunks {
+    try await hash(chunk)
+    reporter.complete(count: chunk.count)
+    reporter.complete(bytes: chunk.count)
+  }
+}
+
+/// Hashes every file, reporting on one reporter.
+public func hashAll(_ files: [ImportFile], reporter: TaskRunner.Reporter) async throws {
+  try await reporter.forEach(files, weight: \.size) { file, reporter in
+    try await hash(file, reporter: reporter)
+  }
+}
+
+/// Counts the lines of the files, reporting as it goes.
+public func countLines(_ reporter: TaskRunner.Reporter) async throws -> Int {
+  reporter.report(completed: 1, of: 1)
+  return 42
 }
 
 /// The files that the import examples import.

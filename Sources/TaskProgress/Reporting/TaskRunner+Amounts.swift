@@ -48,8 +48,12 @@ extension TaskRunner.Reporter {
   /// gave with ``expect(bytes:)``.
   ///
   /// ```swift
-  /// // A download that reports its own position:
-  /// reporter.report(completedBytes: received, of: expectedLength)
+  /// runner.start { reporter in
+  ///   // A download that reports its own position, 1 kB at a time:
+  ///   for received in stride(from: 0, through: 4_000, by: 1_000) {
+  ///     reporter.report(completedBytes: received, of: 4_000)
+  ///   }
+  /// }
   /// ```
   ///
   /// Only this reporter's own counts are replaced; the run's sums move by the change. Negative

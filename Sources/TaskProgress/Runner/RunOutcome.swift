@@ -2,8 +2,8 @@
 /// started: one case for each catch arm of ``TaskRunner/perform(priority:_:)``.
 ///
 /// ```swift
-/// switch await runner.performCatching({ reporter in try await importAll(reporter) }) {
-/// case .finished(let count): print("imported \(count)")
+/// switch await runner.performCatching({ reporter in try await countLines(reporter) }) {
+/// case .finished(let lines): print("\(lines) lines")
 /// case .failed(let error): print("failed: \(error)")
 /// case .cancelled: print("cancelled")
 /// case .alreadyActive: print("an import is under way")

@@ -293,8 +293,8 @@ extension TaskRunner {
   /// complete from the start, as a total of 0 does.
   ///
   /// ```swift
-  /// runner.start(over: files, maxConcurrency: 4, weight: \.byteCount) { file in
-  ///   try await upload(file)
+  /// runner.start(over: files, maxConcurrency: 4, weight: \.size) { file in
+  ///   try await importFile(file)
   /// }
   /// ```
   ///
@@ -356,9 +356,11 @@ extension TaskRunner {
   /// ``start(priority:over:maxConcurrency:perform:)-(_,_,_,(C.Element)->Void)``.
   ///
   /// ```swift
-  /// runner.start(over: files, maxConcurrency: 4, weight: \.byteCount) { file, reporter in
-  ///   for try await chunk in upload(file) {
-  ///     reporter.report(completed: chunk.sent, of: file.byteCount)
+  /// runner.start(over: files, maxConcurrency: 4, weight: \.size) { file, reporter in
+  ///   reporter.report(completed: 0, of: file.size)
+  ///   for chunk in file.chunks {
+  ///     try await hash(chunk)
+  ///     reporter.complete(count: chunk.count)
   ///   }
   /// }
   /// ```

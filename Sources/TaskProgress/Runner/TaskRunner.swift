@@ -95,7 +95,7 @@ public final class TaskRunner {
   /// clear it.
   ///
   /// ```swift
-  /// let end = await runner.run { reporter in try await hashFiles(reporter) }
+  /// let end = await runner.run { reporter in try await hashAll(files, reporter: reporter) }
   /// print(end, runner.lastProgress?.completedByteCount ?? 0)
   /// ```
   public var lastProgress: RunProgress? {

@@ -186,6 +186,7 @@ extension LogFileRenderer: GroupRenderer {
   /// its member in `member`.
   ///
   /// ```swift
+  /// let group = TaskRunnerGroup()
   /// let log = try LogFileRenderer(path: "downloads.log", label: "downloads")
   /// group.attach(log)
   /// // {"time":"…","label":"downloads","member":"disk.img","phase":"running","fraction":0.42,…}
