@@ -33,7 +33,7 @@ struct TaskRunnerGroupMembershipTests {
 
   @Test func removeEndedLeavesTheOthersInOrderAndTheSumsFollow() async {
     let group = TaskRunnerGroup(weighting: .equal, clock: clock)
-    let count = TestScale.count(1_000, sanitized: 200)
+    let count = 300
     let half = count / 2
     let runners = (0..<count).map { _ in TaskRunner(animation: .instant, clock: clock) }
     for (index, runner) in runners.enumerated() {

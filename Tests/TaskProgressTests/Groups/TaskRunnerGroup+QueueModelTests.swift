@@ -104,8 +104,8 @@ extension TaskRunnerGroupQueueTests {
     "Random queues keep every rule at every step: K at a time, no item twice, nothing started while paused or after a cancel, one outcome each, in order, counts that match"
   )
   func randomQueuesKeepEveryRule() async {
-    // About 2,500 items in all, some 600 steps that end items; a third under ThreadSanitizer.
-    for seed in UInt64(0)..<UInt64(TestScale.count(24, sanitized: 8)) where !Task.isCancelled {
+    // About 1,200 items in all, some 300 steps that end items; half that under ThreadSanitizer.
+    for seed in UInt64(0)..<UInt64(TestScale.count(12, sanitized: 6)) where !Task.isCancelled {
       await driveRandomQueue(seed: seed)
     }
   }
