@@ -52,16 +52,7 @@ final class PipedSession {
     // Signals only: standard input may be the terminal, but the piped session reads no keys.
     let console = TerminalConsole(input: nil, output: output)
     defer { console.restore() }
-    let events = console.events
-    let listener = Task { [weak self] in
-      for await event in events {
-        switch event {
-        case .interrupt: self?.stop(.interrupted)
-        case .terminate, .hangUp: self?.stop(.terminated)
-        case .key, .resize, .endOfInput: break
-        }
-      }
-    }
+    let listener = console.listenForSignals { [weak self] status in self?.stop(status) }
     defer { listener.cancel() }
     queue.start()
     // A reader that went away (`downloads | head -1`) wants no more: stop the downloads too.
