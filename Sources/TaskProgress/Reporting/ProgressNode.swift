@@ -52,7 +52,9 @@ final class ProgressNode: Sendable {
   /// What is off the reporting path: the children, and a total too large for the words.
   let shared = Locked(Shared())
   /// The bytes and files counted in this node's subtree, once a reporter counted any.
-  let amounts = AtomicLazyReference<NodeAmounts>()
+  ///
+  /// The bits of a retained ``NodeAmounts``, 0 until then; set once, released in `deinit`.
+  let amountsBits = Atomic<UInt>(0)
 
   /// The values of ``changeMark``.
   ///
@@ -819,6 +821,7 @@ final class ProgressNode: Sendable {
         pending += node.shared.withLock { $0.takeChildren() }
       }
     }
+    NodeAmounts.release(bits: amountsBits.load(ordering: .acquiring))
   }
 }
 

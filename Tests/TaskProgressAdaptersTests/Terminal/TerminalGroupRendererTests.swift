@@ -570,8 +570,8 @@ struct TerminalGroupRendererTests {
     // All join first, then run 4 at a time, a frame after every 4 steps, where a step starts a
     // run and ends the oldest; every 1,000th leaves mid-run, three in four of the others as they
     // end, and the rest once the group has settled, as `removeEnded()` does.
-    // 5,000, and 2,000 under ThreadSanitizer, where a draw costs many times as much.
-    let (count, width) = (TestScale.count(5_000, sanitized: 2_000), 4)
+    // 5,000, and 500 under ThreadSanitizer, where a draw costs many times as much.
+    let (count, width) = (TestScale.count(5_000, sanitized: 500), 4)
     var turns = MainActorTurns()
     let scene = Scene(columns: 80, rows: 8)
     let label = { (index: Int) in "m\(index)" }
@@ -661,8 +661,8 @@ struct TerminalGroupRendererTests {
       .interactiveUnicode, .interactiveASCII, .interactiveColor,
     ]
     var turns = MainActorTurns()
-    // Every width in a plain run; every third under ThreadSanitizer, where it is seconds of work.
-    for columns in stride(from: 5, through: 200, by: TestScale.count(1, sanitized: 3)) {
+    // Every width in a plain run; every ninth under ThreadSanitizer, where it is seconds of work.
+    for columns in stride(from: 5, through: 200, by: TestScale.count(1, sanitized: 9)) {
       await turns.yieldIfDue()
       let rows = 2 + random.next(below: 30)
       let count = 1 + random.next(below: 60)
@@ -963,9 +963,9 @@ struct TerminalGroupRendererTests {
     let scene = Scene(capabilities: .plain)
     scene.join("a", .running(.zero))
     scene.join("b", .running(.zero))
-    // 400,000 reports in a plain run, 100,000 under ThreadSanitizer: one line per 10% whatever
+    // 400,000 reports in a plain run, 20,000 under ThreadSanitizer: one line per 10% whatever
     // their number.
-    let reports = TestScale.count(200_000, sanitized: 50_000)
+    let reports = TestScale.count(200_000, sanitized: 10_000)
     var turns = MainActorTurns()
     for completed in 1...reports {
       scene.set(0, .running(RunProgress(completed: completed, of: reports)))

@@ -281,7 +281,7 @@ struct RunStatesTests {
   /// A consumer off the main actor, held back for a run at times, against runs whose reports
   /// race the frames, that finish, fail or are cancelled.
   @Test func aConsumerOnAnotherThreadGetsACoalescingOfWhatObserversSee() async {
-    let cycles = 30
+    let cycles = TestScale.count(30, sanitized: 10)
     let clock = ManualClock()
     var runner: TaskRunner? = TaskRunner(animation: .instant, clock: clock)
     let recorder = StateRecorder(observing: runner!)
