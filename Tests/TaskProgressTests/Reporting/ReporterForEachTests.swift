@@ -4,6 +4,14 @@ import Testing
 
 @testable import TaskProgress
 
+/// What the items of a stage did: in a class, so that the closures share one instance rather
+/// than each capturing the atomics in a box of its own.
+private final class Tally: Sendable {
+  let inFlight = Atomic(0)
+  let highest = Atomic(0)
+  let performed = Mutex<[Int]>([])
+}
+
 /// A stage of a run performs its items concurrently, each worth its weight.
 @Suite("Reporter forEach", .timeLimit(.minutes(1)))
 struct ReporterForEachTests {
@@ -40,24 +48,22 @@ struct ReporterForEachTests {
   @Test func atMostMaxConcurrencyAtOnceEachOnceAndTheFirstErrorIsThrown() async {
     let root = TaskRunner.Reporter()
     let stage = root.subprogress(assigningCount: 1).start(totalCount: nil)
-    let inFlight = Atomic(0)
-    let highest = Atomic(0)
-    let performed = Mutex<[Int]>([])
+    let tally = Tally()
     do {
       try await stage.forEach(0..<50, maxConcurrency: 4) { item, _ in
-        let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
-        highest.max(now, ordering: .relaxed)
-        performed.withLock { $0.append(item) }
+        let now = tally.inFlight.wrappingAdd(1, ordering: .relaxed).newValue
+        tally.highest.max(now, ordering: .relaxed)
+        tally.performed.withLock { $0.append(item) }
         await Task.yield()
-        inFlight.wrappingSubtract(1, ordering: .relaxed)
+        tally.inFlight.wrappingSubtract(1, ordering: .relaxed)
         if item == 20 { throw TestError(message: "item 20") }
       }
       Issue.record("the error of item 20 was not thrown")
     } catch {
       #expect(error as? TestError == TestError(message: "item 20"))
     }
-    #expect(highest.load(ordering: .relaxed) <= 4)
-    let items = performed.withLock { $0 }
+    #expect(tally.highest.load(ordering: .relaxed) <= 4)
+    let items = tally.performed.withLock { $0 }
     #expect(Set(items).count == items.count)
     #expect(!items.contains(49))
   }
