@@ -808,7 +808,11 @@ final class ProgressNode: Sendable {
         stack[top].needsWords = true
       }
     }
-    return returned?.progress.map { $0.withAmounts(root.amountsReading) }
+    // Most runs count no bytes: their reading is returned as it is, without a copy.
+    guard let progress = returned?.progress, let amounts = root.amountsReading else {
+      return returned?.progress
+    }
+    return progress.withAmounts(amounts)
   }
 
   deinit {

@@ -376,11 +376,8 @@ extension TaskRunner {
     perform: @escaping @concurrent @Sendable (C.Element, Reporter) async throws -> Void
   ) -> Bool where C.Element: Sendable {
     start(priority: priority) { reporter in
-      try await TaskRunner.perform(
-        over: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
-      ) { item, weight in
-        try await TaskRunner.perform(item, weight: weight, reporter: reporter, perform)
-      }
+      try await reporter.forEach(
+        items, maxConcurrency: maxConcurrency, weight: weight, perform: perform)
     }
   }
 
@@ -399,11 +396,8 @@ extension TaskRunner {
     perform: @escaping @concurrent @Sendable (C.Element, Reporter) async throws -> Void
   ) async -> RunState where C.Element: Sendable {
     await run(priority: priority) { reporter in
-      try await TaskRunner.perform(
-        over: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
-      ) { item, weight in
-        try await TaskRunner.perform(item, weight: weight, reporter: reporter, perform)
-      }
+      try await reporter.forEach(
+        items, maxConcurrency: maxConcurrency, weight: weight, perform: perform)
     }
   }
 

@@ -259,7 +259,7 @@ struct RunLog {
       bytes: (position?.completedByteCount, position?.totalByteCount),
       files: (position?.completedFileCount, position?.totalFileCount),
       throughput: update.throughput,
-      throughputUnit: position.map { update.unit.measuring($0) },
+      throughputUnit: update.rateUnit,
       eta: update.estimatedTimeRemaining,
       elapsed: state.phase == .idle ? nil : runStart.map { update.time - $0 },
       message: position?.message, error: state.error.map { String(describing: $0) })
