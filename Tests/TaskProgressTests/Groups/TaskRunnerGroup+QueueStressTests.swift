@@ -178,7 +178,9 @@ private final class QueueLog: GroupRenderer {
 @MainActor
 @Suite("Task runner group queue under stress", .timeLimit(.minutes(2)))
 struct TaskRunnerGroupQueueStressTests {
-  nonisolated static let itemCount = 1_000
+  /// A thousand in a plain run; under the sanitizer, with every suite sharing the main actor that
+  /// starts the items, three hundred show the same races in a tenth of the time.
+  nonisolated static let itemCount = TestScale.count(1_000, sanitized: 300)
   nonisolated static let limit = 16
 
   @Test(
@@ -223,12 +225,14 @@ struct TaskRunnerGroupQueueStressTests {
       }
     }
     guard let outcomes, let actions else { return }
-    if let timeout = actions.timeout {
-      Issue.record("seed \(seed): timed out waiting for \(timeout)")
+    if let timeout = actions.timeout, actions.cancelledAfter == 0 {
+      // Slow is not wrong: the cancel only comes sooner than planned. No item at all is a hang.
+      Issue.record("seed \(seed): timed out waiting for \(timeout); not one began")
     }
     // What the run covered, for the record of a failure.
     let context =
       "seed \(seed), \(actions.pauses) pauses and \(actions.resumes) resumes, cancelled after \(actions.cancelledAfter) items began"
+      + (actions.timeout.map { " (sooner than planned: \($0) took over 30 s)" } ?? "")
 
     // Not `#expect`, which would print every one.
     if !log.violations.isEmpty {
@@ -309,7 +313,8 @@ struct TaskRunnerGroupQueueStressTests {
     var cancelledAfter = 0
     var pauses = 0
     var resumes = 0
-    /// What it waited for in vain, if it gave up waiting.
+    /// What it waited for in vain, if it gave up waiting and cancelled sooner than it planned: on a
+    /// busy machine the moment of the cancel only moves, and every rule still holds.
     var timeout: String?
   }
 
