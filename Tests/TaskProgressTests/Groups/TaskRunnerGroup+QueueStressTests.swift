@@ -178,9 +178,9 @@ private final class QueueLog: GroupRenderer {
 @MainActor
 @Suite("Task runner group queue under stress", .timeLimit(.minutes(2)))
 struct TaskRunnerGroupQueueStressTests {
-  /// A thousand in a plain run; under the sanitizer, with every suite sharing the main actor that
-  /// starts the items, three hundred show the same races in a tenth of the time.
-  nonisolated static let itemCount = TestScale.count(1_000, sanitized: 300)
+  /// A thousand, under the sanitizer too: on a busy machine the cancel comes sooner than planned
+  /// rather than the test running longer.
+  nonisolated static let itemCount = 1_000
   nonisolated static let limit = 16
 
   @Test(
