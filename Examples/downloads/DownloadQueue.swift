@@ -15,7 +15,7 @@ final class DownloadQueue {
     var failed = 0
     var cancelled = 0
     var notStarted = 0
-    /// Whether ``DownloadQueue/cancelAll()`` ended the run.
+    /// Whether the run was cancelled: by ``DownloadQueue/cancelAll()`` or the group's.
     var wasCancelled = false
 
     /// `0` when every download finished, `1` when one failed, `130` when the run was cancelled.
@@ -44,7 +44,6 @@ final class DownloadQueue {
   private var ending: Task<Outcome, Never>?
   /// Whether a run of the queue is under way, until its end is told.
   private(set) var isActive = false
-  private var wasCancelled = false
 
   /// Called when a run of the queue has ended and the group has settled.
   var onEnd: (@MainActor (Outcome) -> Void)?
@@ -67,7 +66,6 @@ final class DownloadQueue {
   func start() -> Bool {
     guard !isActive else { return false }
     group.removeEnded()
-    wasCancelled = false
     let speed = options.speed
     guard
       let queue = group.startQueue(
@@ -76,15 +74,13 @@ final class DownloadQueue {
     else { return false }
     self.queue = queue
     isActive = true
-    // The run ends once the group has settled and its renderers drew that, so that what the
+    // The queue ends once the group has settled and its renderers drew that, so that what the
     // end prints comes below.
     ending = Task {
-      let outcome = Self.outcome(of: await queue.wait(), started: queue.startedCount)
+      let outcome = Outcome(await queue.wait(), of: queue)
       isActive = false
-      var told = outcome
-      told.wasCancelled = wasCancelled
-      onEnd?(told)
-      return told
+      onEnd?(outcome)
+      return outcome
     }
     return true
   }
@@ -92,10 +88,7 @@ final class DownloadQueue {
   /// Cancels the run of the queue: the downloads under way are cancelled at once, and the
   /// waiting ones never start.
   func cancelAll() {
-    // A run whose downloads have all ended is over.
-    guard queue?.isActive == true else { return }
-    wasCancelled = true
-    group.cancelAll()
+    queue?.cancel()
   }
 
   /// Waits for the run under way, if any, to end, and returns how it ended; with no run under
@@ -110,31 +103,32 @@ final class DownloadQueue {
   /// download 3 of 8 (dataset-3.csv.gz) failed after 17.5 MB / 47.4 MB: the connection was ...
   /// ```
   func failureMessage() -> String? {
-    let failures = zip(files, queue?.runners ?? []).compactMap { file, runner in
-      runner.state.error.map { (file, $0) }
-    }
-    guard let (file, error) = failures.first else { return nil }
-    let reason = String(describing: error).map { $0.isNewline ? " " : $0 }
+    guard let failures = queue?.failures, let first = failures.first else { return nil }
+    let file = first.item
     var place = ""
-    if case .connectionReset(let received) = error as? DownloadError {
+    if case .connectionReset(let received) = first.error as? DownloadError {
       place = " after \(ProgressUnit.bytes.format(completed: received, of: file.size))"
     }
     let others = failures.count > 1 ? " (and \(failures.count - 1) more)" : ""
+    let reason = String(describing: first.error).map { $0.isNewline ? " " : $0 }
     return "download \(file.number) of \(files.count) (\(file.name)) failed\(place)\(others): "
       + String(reason)
   }
+}
 
-  /// How the downloads of a run ended, `started` of them having started.
-  private static func outcome(of states: [RunState], started: Int) -> Outcome {
-    var outcome = Outcome(notStarted: states.count - started)
+extension DownloadQueue.Outcome {
+  /// How the downloads of `queue` ended, `states` being their final states.
+  @MainActor
+  init(_ states: [RunState], of queue: TaskRunnerGroup.Queue<DownloadFile>) {
+    notStarted = states.count - queue.startedCount
     for state in states {
       switch state.phase {
-      case .finished: outcome.finished += 1
-      case .failed: outcome.failed += 1
-      default: outcome.cancelled += 1
+      case .finished: finished += 1
+      case .failed: failed += 1
+      default: cancelled += 1
       }
     }
-    outcome.cancelled -= outcome.notStarted
-    return outcome
+    cancelled -= notStarted
+    wasCancelled = queue.isCancelled
   }
 }

@@ -2,34 +2,13 @@ import ExampleSupport
 import TaskProgress
 import TaskProgressAdapters
 
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Android)
-import Android
-#elseif canImport(WASILibc)
-import WASILibc
-#elseif os(Windows)
-import ucrt
-#else
-#error("Unsupported platform")
-#endif
-
 /// `downloads`: a queue of simulated downloads, `--jobs` at a time, each a ``TaskRunner`` in one
 /// ``TaskRunnerGroup``, drawn in a terminal by ``TerminalGroupRenderer``: a bar per download
 /// under way and the total below them.
 @main
 struct Downloads {
   static func main() async {
-    // A closed standard stream gets /dev/null, so that no file we open takes its number.
-    TerminalConsole.reserveStandardStreams()
-    // A reader that goes away (`downloads | head -1`) ends our writes, not the process.
-    signal(SIGPIPE, SIG_IGN)
-    let status = await run(Array(CommandLine.arguments.dropFirst()))
-    exit(status.rawValue)
+    await ExampleMain.run { arguments in await run(arguments) }
   }
 
   @MainActor

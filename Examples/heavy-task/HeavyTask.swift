@@ -2,34 +2,13 @@ import ExampleSupport
 import TaskProgress
 import TaskProgressAdapters
 
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Android)
-import Android
-#elseif canImport(WASILibc)
-import WASILibc
-#elseif os(Windows)
-import ucrt
-#else
-#error("Unsupported platform")
-#endif
-
 /// `heavy-task`: the SwiftUI view of the hand-written AsyncStream pattern (a "Perform a Heavy
 /// Task" button above a progress view; see the article "Migrating from the AsyncStream Pattern")
 /// on one ``TaskRunner``, drawn in a terminal by ``TerminalRenderer``.
 @main
 struct HeavyTask {
   static func main() async {
-    // A closed standard stream gets /dev/null, so that no file we open takes its number.
-    TerminalConsole.reserveStandardStreams()
-    // A reader that goes away (`heavy-task | head -1`) ends our writes, not the process.
-    signal(SIGPIPE, SIG_IGN)
-    let status = await run(Array(CommandLine.arguments.dropFirst()))
-    exit(status.rawValue)
+    await ExampleMain.run { arguments in await run(arguments) }
   }
 
   @MainActor

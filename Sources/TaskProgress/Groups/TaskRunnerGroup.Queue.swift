@@ -56,6 +56,49 @@ extension TaskRunnerGroup {
     /// a run.
     public private(set) var startedCount = 0
 
+    /// Whether the queue was cancelled: by ``cancel()``, the group's
+    /// ``TaskRunnerGroup/cancelAll()``, the cancellation of the task awaiting ``wait()`` or
+    /// `run`, or, under ``TaskRunnerGroup/FailurePolicy/stop``, its first failure. It starts
+    /// nothing more; the items it never started end `.cancelled`.
+    ///
+    /// A tool tells a cancelled queue from one whose items all ran, whatever their outcomes:
+    ///
+    /// ```swift
+    /// let outcomes = await queue.wait()
+    /// print(queue.isCancelled ? "Cancelled" : "\(queue.failures.count) failed")
+    /// ```
+    public var isCancelled: Bool {
+      machine.isStopped
+    }
+
+    /// An item that failed: its place in the queue, the item, and the error its last attempt
+    /// threw.
+    public struct Failure: Sendable {
+      /// The item's index, in the order it was queued.
+      public let index: Int
+      /// The item.
+      public let item: Item
+      /// The error its work threw, the last time it was tried.
+      public let error: any Error
+    }
+
+    /// The items that failed so far, in the items' order, each with its error: what a tool
+    /// names at the end.
+    ///
+    /// ```swift
+    /// for failure in queue.failures {
+    ///   print("\(failure.item.name): \(failure.error)")
+    /// }
+    /// ```
+    public var failures: [Failure] {
+      machine.items.indices.compactMap { index in
+        guard case .ended(let outcome) = machine.items[index], let error = outcome.error else {
+          return nil
+        }
+        return Failure(index: index, item: items[index], error: error)
+      }
+    }
+
     /// Queues `item` after the others; it starts at once if there is room.
     ///
     /// - Returns: `true` if it was queued, `false` if the queue is over or cancelled, in which

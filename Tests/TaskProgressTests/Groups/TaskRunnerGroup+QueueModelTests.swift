@@ -170,6 +170,10 @@ extension TaskRunnerGroupQueueTests {
       }
       // Right after an action, without a frame.
       #expect(group.counts == expectedCounts(of: group), "seed \(seed), step \(steps)")
+      // The failures the queue names are the ones the test made, as each is heard.
+      let failed = endings.filter(\.value).keys.sorted()
+      #expect(queue.failures.map(\.index) == failed, "seed \(seed), step \(steps)")
+      #expect(queue.isCancelled == checker.isStopped, "seed \(seed), step \(steps)")
       if !checker.violations.isEmpty {
         group.cancelAll()  // so that the rest of the checks need not wait for it
         break

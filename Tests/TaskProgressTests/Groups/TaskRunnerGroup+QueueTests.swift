@@ -98,6 +98,27 @@ struct TaskRunnerGroupQueueTests {
     #expect(group.queue == nil)
   }
 
+  @Test func aQueueNamesEachFailedItemWithItsErrorAndSaysWhetherItWasCancelled() async throws {
+    let group = TaskRunnerGroup(clock: clock)
+    let queue = try #require(startQueue(5, maxConcurrency: 5, in: group))
+    #expect(queue.failures.isEmpty)
+    await end(3, of: queue, failing: true)
+    // As each failure is heard, not only at the end.
+    #expect(queue.failures.map(\.index) == [3])
+    await end(1, of: queue, failing: true)
+    for index in [0, 2, 4] {
+      await end(index, of: queue)
+    }
+    let failures = queue.failures
+    #expect(failures.map(\.index) == [1, 3])
+    #expect(failures.map(\.item) == [1, 3])
+    #expect(
+      failures.map { $0.error as? TestError } == [
+        TestError(message: "item 1 failed"), TestError(message: "item 3 failed"),
+      ])
+    #expect(!queue.isCancelled)
+  }
+
   @Test func aLimitBelowOneMeansOne() async throws {
     let group = TaskRunnerGroup(clock: clock)
     let queue = try #require(startQueue(3, maxConcurrency: 0, in: group))
@@ -180,6 +201,8 @@ struct TaskRunnerGroupQueueTests {
     #expect((2..<10).allSatisfy { gates.starts($0) == 0 })
     #expect(!queue.append(10))
     #expect(queue.count == 10)
+    #expect(queue.isCancelled)
+    #expect(queue.failures.isEmpty)
   }
 
   @Test func aCancelHeardOfAsTheFirstItemStartsStartsNoOther() async throws {
@@ -251,6 +274,9 @@ struct TaskRunnerGroupQueueTests {
         .cancelled, .cancelled,
       ])
     #expect((4..<6).allSatisfy { gates.starts($0) == 0 })
+    // A stop at a failure is a cancel of the rest.
+    #expect(queue.isCancelled)
+    #expect(queue.failures.map(\.index) == [2])
   }
 
   @Test func aGroupReleasedWhileItsQueueRunsCancelsTheRunsAndTheirWork() async {
