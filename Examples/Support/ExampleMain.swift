@@ -1,4 +1,4 @@
-public import TaskProgressAdapters
+import TaskProgressAdapters
 
 #if canImport(Darwin)
 import Darwin
@@ -35,6 +35,11 @@ public enum ExampleMain {
   ///   so that no file the tool opens takes its number;
   /// - `SIGPIPE` is ignored, so that a reader that goes away (`downloads | head -1`) ends the
   ///   tool's writes, which ``TerminalStream/isBroken`` then reports, and not the process.
+  ///
+  /// It runs on the main actor, as `main` does, before any other thread may open a file: run
+  /// from the pool, the set-up raced the runtime's own threads, and a closed standard output
+  /// got the number of a descriptor of Dispatch's instead of `/dev/null`.
+  @MainActor
   public static func run(_ body: @MainActor ([String]) async -> ExitStatus) async -> Never {
     TerminalConsole.reserveStandardStreams()
     signal(SIGPIPE, SIG_IGN)

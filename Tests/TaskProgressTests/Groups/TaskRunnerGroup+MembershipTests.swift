@@ -39,9 +39,16 @@ struct TaskRunnerGroupMembershipTests {
     for (index, runner) in runners.enumerated() {
       group.add(runner, label: "\(index)")
     }
-    // The even ones finish; the odd ones wait.
-    for runner in runners.enumerated().filter({ $0.offset % 2 == 0 }).map(\.element) {
-      _ = await runner.run { reporter in reporter.report(completed: 1, of: 1) }
+    // The even ones finish, all at once rather than one after another: with every suite in
+    // parallel, each run's turns of the main actor wait behind the others' work. The odd ones
+    // wait.
+    let finishing = runners.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+    await withDeadline(waitingFor: "\(half) runs to finish") {
+      await withTaskGroup(of: Void.self) { runs in
+        for runner in finishing {
+          runs.addTask { _ = await runner.run { reporter in reporter.report(completed: 1, of: 1) } }
+        }
+      }
     }
     clock.advance(by: group.updateInterval)
     #expect(group.counts.description == "\(half) idle, \(half) finished")

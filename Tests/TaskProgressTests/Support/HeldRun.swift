@@ -35,13 +35,40 @@ final class HeldRun: Sendable {
     reporter.node.signals
   }
 
-  /// Suspends until `count` tasks wait for the run to resume, for at most ``waitLimit``;
-  /// records an issue past it.
-  func waitForPausedTasks(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
-    let signals = self.signals
+  /// How a task's call to `checkpoint()` ended.
+  enum CheckpointEnd: Equatable, Sendable {
+    case returned, threwCancellation, threwOtherError
+  }
+
+  /// Starts a task that calls `checkpoint()` on the run, which the test paused, and returns it
+  /// once it waits there for the run to resume, for at most ``waitLimit``.
+  ///
+  /// A checkpoint that ends instead of waiting is a failure the test hears of at once, not at a
+  /// deadline: the issue says that `checkpoint()` did not wait, and the task comes back ended.
+  func checkpointWaitingWhilePaused(
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> Task<CheckpointEnd, Never> {
+    let (reporter, signals, ended) = (self.reporter, self.signals, Latch())
+    let worker = Task.detached { () -> CheckpointEnd in
+      defer { ended.open() }
+      do {
+        try await reporter.checkpoint()
+        return .returned
+      } catch is CancellationError {
+        return .threwCancellation
+      } catch {
+        return .threwOtherError
+      }
+    }
     await waitUntil(
-      "\(count) task(s) to wait for the paused run to resume (\(signals.waitingTaskCount) do)",
+      "a task to wait at checkpoint() for the paused run to resume (\(signals.waitingTaskCount) do)",
       sourceLocation: sourceLocation
-    ) { signals.waitingTaskCount == count }
+    ) { signals.waitingTaskCount == 1 || ended.isOpen }
+    if ended.isOpen {
+      Issue.record(
+        "checkpoint() did not wait while the run was paused: it \(await worker.value) at once",
+        sourceLocation: sourceLocation)
+    }
+    return worker
   }
 }
