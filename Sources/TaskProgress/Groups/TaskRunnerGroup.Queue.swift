@@ -56,10 +56,12 @@ extension TaskRunnerGroup {
     /// a run.
     public private(set) var startedCount = 0
 
-    /// Whether the queue was cancelled: by ``cancel()``, the group's
-    /// ``TaskRunnerGroup/cancelAll()``, the cancellation of the task awaiting ``wait()`` or
-    /// `run`, or, under ``TaskRunnerGroup/FailurePolicy/stop``, its first failure. It starts
-    /// nothing more; the items it never started end `.cancelled`.
+    /// Whether the queue was cancelled, or stopped at a failure.
+    ///
+    /// A queue is cancelled by ``cancel()``, by the group's ``TaskRunnerGroup/cancelAll()``, by
+    /// the cancellation of the task awaiting ``wait()`` or `run`, or, under
+    /// ``TaskRunnerGroup/FailurePolicy/stop``, by its first failure. It starts nothing more;
+    /// the items it never started end `.cancelled`.
     ///
     /// A tool tells a cancelled queue from one whose items all ran, whatever their outcomes:
     ///
