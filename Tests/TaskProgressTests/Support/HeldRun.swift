@@ -36,8 +36,16 @@ final class HeldRun: Sendable {
   }
 
   /// How a task's call to `checkpoint()` ended.
-  enum CheckpointEnd: Equatable, Sendable {
+  enum CheckpointEnd: Equatable, Sendable, CustomStringConvertible {
     case returned, threwCancellation, threwOtherError
+
+    var description: String {
+      switch self {
+      case .returned: "returned"
+      case .threwCancellation: "threw CancellationError"
+      case .threwOtherError: "threw an error other than CancellationError"
+      }
+    }
   }
 
   /// Starts a task that calls `checkpoint()` on the run, which the test paused, and returns it
