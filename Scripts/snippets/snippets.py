@@ -233,7 +233,9 @@ def is_declaration(lines):
 # MARK: - Generating the package
 
 def identifier(text):
-    return re.sub(r"[^A-Za-z0-9]", "_", text)
+    # `+` and `.` both name extensions (`TaskRunnerGroup+Queue.swift`, `TaskRunnerGroup.Queue.swift`):
+    # spelled apart, so that two files never make one module.
+    return re.sub(r"[^A-Za-z0-9]", "_", text.replace("+", "_plus_"))
 
 
 def module_name(document):
@@ -251,7 +253,12 @@ def source_location(document, line):
 def generate(repo, package):
     manifest_targets, runnable, skipped, checked = [], [], [], 0
     sources = os.path.join(package, "Sources")
+    modules = {}
     for document in documents(repo):
+        other = modules.setdefault(module_name(document), document)
+        if other != document:
+            raise SystemExit(f"error: {other} and {document} make one snippet module, "
+                             f"{module_name(document)}: rename one, or spell them apart in identifier()")
         swift = [b for b in blocks(repo, document) if b.language == "swift"]
         kept = []
         for block in swift:

@@ -66,8 +66,14 @@ extension TaskRunnerGroup {
     /// A tool tells a cancelled queue from one whose items all ran, whatever their outcomes:
     ///
     /// ```swift
-    /// let outcomes = await queue.wait()
-    /// print(queue.isCancelled ? "Cancelled" : "\(queue.failures.count) failed")
+    /// let group = TaskRunnerGroup()
+    /// let queue = group.startQueue(files, maxConcurrency: 3) { file, reporter in
+    ///   try await download(file, reporter: reporter)
+    /// }
+    /// if let queue {
+    ///   _ = await queue.wait()
+    ///   print(queue.isCancelled ? "Cancelled" : "\(queue.failures.count) failed")
+    /// }
     /// ```
     public var isCancelled: Bool {
       machine.isStopped
@@ -88,7 +94,12 @@ extension TaskRunnerGroup {
     /// names at the end.
     ///
     /// ```swift
-    /// for failure in queue.failures {
+    /// let group = TaskRunnerGroup()
+    /// let queue = group.startQueue(files, maxConcurrency: 3, label: \.name) { file, reporter in
+    ///   try await download(file, reporter: reporter)
+    /// }
+    /// _ = await queue?.wait()
+    /// for failure in queue?.failures ?? [] {
     ///   print("\(failure.item.name): \(failure.error)")
     /// }
     /// ```
