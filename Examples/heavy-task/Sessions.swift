@@ -1,23 +1,6 @@
-import Dispatch
 import ExampleSupport
 import TaskProgress
 import TaskProgressAdapters
-
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Android)
-import Android
-#elseif canImport(WASILibc)
-import WASILibc
-#elseif os(Windows)
-import ucrt
-#else
-#error("Unsupported platform")
-#endif
 
 /// What the two sessions share: the runner, its work, and the log.
 @MainActor
