@@ -115,6 +115,24 @@ extension StateRecorder {
   }
 }
 
+/// Waits for each of `tasks` to end and returns their values, in their order; cancelling the
+/// task that waits cancels them all, so that nothing they do outlives the test.
+///
+/// Bound it with ``withDeadline(waitingFor:within:isolation:sourceLocation:_:)``, which cancels
+/// the wait, and so the tasks, past its limit.
+@discardableResult
+package func awaitAll<Value: Sendable>(_ tasks: [Task<Value, Never>]) async -> [Value] {
+  await withTaskCancellationHandler {
+    var values: [Value] = []
+    for task in tasks {
+      values.append(await task.value)
+    }
+    return values
+  } onCancel: {
+    for task in tasks { task.cancel() }
+  }
+}
+
 /// Gives other tasks about a millisecond of real time: what a loop that polls or drives a manual
 /// clock does between two tries.
 ///

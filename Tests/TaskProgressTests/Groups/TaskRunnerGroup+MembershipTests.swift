@@ -51,7 +51,7 @@ struct TaskRunnerGroupMembershipTests {
       waitingFor: "\(half) runs to finish",
       within: TestScale.isSanitized ? .seconds(40) : waitLimit
     ) {
-      for run in runs { await run.value }
+      _ = await awaitAll(runs)
     }
     clock.advance(by: group.updateInterval)
     #expect(group.counts.description == "\(half) idle, \(half) finished")

@@ -111,11 +111,7 @@ extension TaskRunnerGroupQueueTests {
     let queues = (0..<TestScale.count(12, sanitized: 6)).map { seed in
       Task { await driveRandomQueue(seed: UInt64(seed)) }
     }
-    await withTaskCancellationHandler {
-      for queue in queues { await queue.value }
-    } onCancel: {
-      for queue in queues { queue.cancel() }
-    }
+    await awaitAll(queues)
   }
 
   /// Drives one random queue to its end, checking every rule at every step.

@@ -209,20 +209,12 @@ struct TaskRunnerGroupQueueStressTests {
     let actions = await withDeadline(
       waitingFor: "seed \(seed): the task that pauses and cancels to end"
     ) {
-      await withTaskCancellationHandler {
-        await controller.value
-      } onCancel: {
-        controller.cancel()
-      }
+      await awaitAll([controller]).first
     }
     // The work of a run cancelled as it began may still be under way.
     let runs = queue.runners.compactMap(\.lastRunTask)
     await withDeadline(waitingFor: "seed \(seed): the items' tasks to end") {
-      await withTaskCancellationHandler {
-        for run in runs { await run.value }
-      } onCancel: {
-        for run in runs { run.cancel() }
-      }
+      _ = await awaitAll(runs)
     }
     guard let outcomes, let actions else { return }
     if let timeout = actions.timeout, actions.cancelledAfter == 0 {
