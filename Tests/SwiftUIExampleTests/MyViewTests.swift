@@ -26,8 +26,14 @@ struct MyViewTests {
     #expect(running.buttons.map(\.isEnabled) == [false, true])  // pressed once; pause instead
 
     #expect(await recorder.waitForTerminalState() == .finished)
+    // Each redraw shows the status of the state the runner was in. How many redraws came while
+    // an object was under way depends on the machine: on a busy one the main actor may draw no
+    // frame before the run ends, and the last object's status then reaches observers only with
+    // the end, when the view already shows the end.
+    for (screen, state) in zip(redraws.screens, redraws.shownStates) {
+      #expect(screen.texts.first == (state.progress?.message ?? ""), "drawn at \(state)")
+    }
     let statuses = redraws.screens.map { $0.texts.first ?? "" }.filter { !$0.isEmpty }
-    #expect(!statuses.isEmpty)
     #expect(statuses.allSatisfy { $0.hasPrefix("Processing object ") && $0.hasSuffix(" of 3") })
     #expect(statuses == statuses.sorted(), "the view never goes back to an earlier object")
     // The last report of a run reaches observers before the run ends. A redraw shows the state
