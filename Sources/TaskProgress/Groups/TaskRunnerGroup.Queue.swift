@@ -13,8 +13,8 @@ extension TaskRunnerGroup {
     private var items: [Item] = []
     /// The runner of each item, by index.
     public private(set) var runners: [TaskRunner] = []
-    /// What the queue hears of the runs under way, by item: their end.
-    private var tokens: [Int: ObservationToken] = [:]
+    /// The items under way, by index.
+    private var running: Set<Int> = []
     private let label: (Item) -> String
     private let weight: (Item) -> Double
     private let retry: QueueRetry
@@ -173,7 +173,7 @@ extension TaskRunnerGroup {
     /// ``TaskRunnerGroup/pauseAll()`` does this and pauses the group's other runs too.
     public func pause() {
       machine.pause()
-      for index in tokens.keys.sorted() {
+      for index in running.sorted() {
         runners[index].pause()
       }
       group?.sumUpIfNeeded()
@@ -183,7 +183,7 @@ extension TaskRunnerGroup {
     ///
     /// ``TaskRunnerGroup/resumeAll()`` does this and resumes the group's other runs too.
     public func resume() {
-      for index in tokens.keys.sorted() {
+      for index in running.sorted() {
         runners[index].resume()
       }
       machine.resume()
@@ -248,25 +248,28 @@ extension TaskRunnerGroup {
     /// Starts the item at `index`, which the machine counts as under way.
     private func start(_ index: Int) {
       startedCount += 1
+      running.insert(index)
+      let (item, perform, retry) = (items[index], perform, retry)
       let runner = runners[index]
-      // Before the start, so that an end that an observer of the start causes (a cancel) is
-      // heard; the first call, at once, is the state before the start.
-      var isFirst = true
-      tokens[index] = runner.observe { [weak self] state in
-        if isFirst {
-          isFirst = false
-        } else if state.phase.isTerminal {
+      // The runner calls back once its observers, the group first, heard of the end.
+      let started = runner.start(onEnd: { [weak self] in self?.itemEnded(index, as: $0) }) {
+        reporter in
+        try await retry.perform(item, reporter: reporter, perform)
+      }
+      if !started {
+        // A run that someone else started on the item's runner stands for the item.
+        var token: ObservationToken?
+        token = runner.observe { [weak self] state in
+          guard state.phase.isTerminal, token != nil else { return }
+          token?.cancel()
+          token = nil
           self?.itemEnded(index, as: state)
         }
-      }
-      let (item, perform, retry) = (items[index], perform, retry)
-      runner.start { reporter in
-        try await retry.perform(item, reporter: reporter, perform)
       }
     }
 
     private func itemEnded(_ index: Int, as outcome: RunState) {
-      tokens.removeValue(forKey: index)?.cancel()
+      running.remove(index)
       switch machine.itemEnded(index, as: outcome) {
       case .startNext: startWhatFits()
       case .stop(let stop): carryOut(stop)

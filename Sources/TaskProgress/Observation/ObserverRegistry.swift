@@ -37,6 +37,8 @@ final class ObserverRegistry<Event> {
   private var queue: [(sequence: UInt64, event: Event)] = []
   private var lastSequence: UInt64 = 0
   private var isDelivering = false
+  /// What waits for the round under way to end.
+  private var afterRoundActions: [@MainActor () -> Void] = []
 
   /// Whether no observer is registered, or only cancelled ones: then there is no one to tell.
   var isEmpty: Bool {
@@ -92,9 +94,9 @@ final class ObserverRegistry<Event> {
       callback(event)
     }
     isDelivering = wasDelivering
-    // Only what the initial events' callbacks published: an empty round would prune, a walk
-    // over every entry.
-    if !wasDelivering, !queue.isEmpty {
+    // Only what the initial events' callbacks published or left to do: an empty round would
+    // prune, a walk over every entry.
+    if !wasDelivering, !queue.isEmpty || !afterRoundActions.isEmpty {
       deliverQueued()
     }
     return token
@@ -117,6 +119,16 @@ final class ObserverRegistry<Event> {
     }
     if !isDelivering {
       deliverQueued()
+    }
+  }
+
+  /// Calls `action` once every observer has had every event published so far: now, or, when
+  /// called from a callback, once the round under way has ended.
+  func afterRound(_ action: @escaping @MainActor () -> Void) {
+    if isDelivering {
+      afterRoundActions.append(action)
+    } else {
+      action()
     }
   }
 
@@ -149,6 +161,9 @@ final class ObserverRegistry<Event> {
     queue.removeAll(keepingCapacity: true)
     isDelivering = false
     prune()
+    while !afterRoundActions.isEmpty, !isDelivering {
+      afterRoundActions.removeFirst()()
+    }
   }
 
   /// Removes cancelled entries and tells their renderers, unless a round is being delivered (the

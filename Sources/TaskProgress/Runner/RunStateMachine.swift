@@ -29,6 +29,9 @@ struct RunStateMachine: Sendable {
     var progress: RunProgress = .zero
     /// The callers of `run` waiting for this run to end.
     var waiters: [CheckedContinuation<RunState, Never>]
+    /// Called with the run's outcome once observers heard of its end: how a queue learns
+    /// that its item ended, without an observer of its own.
+    var onEnd: (@MainActor (RunState) -> Void)? = nil
     /// The version of the run's status text that ``progress`` shows.
     var messageVersion: UInt64 = 0
     /// How long the run has been active, whether it is paused, and how fast it goes.
@@ -141,10 +144,12 @@ struct RunStateMachine: Sendable {
   /// - Parameters:
   ///   - root: The run's root reporter.
   ///   - waiter: A caller of `run` to answer when the run ends.
+  ///   - onEnd: Called with the run's outcome once observers heard of its end.
   ///   - now: The time on the runner's clock, when the run's active time begins.
   /// - Returns: The new run's identity, or `nil` when a run is active and nothing changed.
   mutating func start(
-    root: ProgressNode, waiter: CheckedContinuation<RunState, Never>? = nil, at now: Duration
+    root: ProgressNode, waiter: CheckedContinuation<RunState, Never>? = nil,
+    onEnd: (@MainActor (RunState) -> Void)? = nil, at now: Duration
   ) -> RunID? {
     if case .active = current { return nil }
     lastRunNumber += 1
@@ -152,7 +157,8 @@ struct RunStateMachine: Sendable {
     let id = RunID(rawValue: lastRunNumber)
     current = .active(
       ActiveRun(
-        id: id, root: root, waiters: waiter.map { [$0] } ?? [], timing: RunTiming(startedAt: now)))
+        id: id, root: root, waiters: waiter.map { [$0] } ?? [], onEnd: onEnd,
+        timing: RunTiming(startedAt: now)))
     return id
   }
 

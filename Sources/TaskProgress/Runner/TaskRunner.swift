@@ -272,6 +272,18 @@ public final class TaskRunner {
     launch(priority: priority, operation) != nil
   }
 
+  /// Starts `operation` like ``start(priority:_:)``, and calls `onEnd` with the run's outcome
+  /// once the runner's observers heard of its end: a queue's way to hear of its items.
+  ///
+  /// - Returns: Whether the run started; if not, `onEnd` is never called.
+  @discardableResult
+  func start(
+    onEnd: @escaping @MainActor (RunState) -> Void,
+    _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Void
+  ) -> Bool {
+    launch(priority: nil, operation, onEnd: onEnd) != nil
+  }
+
   /// Starts `operation` like ``start(priority:_:)`` and waits for the run to end.
   ///
   /// Cancelling the task that awaits this cancels the run.
@@ -307,12 +319,15 @@ public final class TaskRunner {
   private func launch(
     priority: TaskPriority?,
     _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Void,
-    waiter: CheckedContinuation<RunState, Never>? = nil
+    waiter: CheckedContinuation<RunState, Never>? = nil,
+    onEnd: (@MainActor (RunState) -> Void)? = nil
   ) -> RunID? {
     guard !machine.state.phase.isActive else { return nil }
     let now = time.now()
     let root = ProgressNode(signals: RunSignals(updateInterval: updateInterval))
-    guard let run = machine.start(root: root, waiter: waiter, at: now) else { return nil }
+    guard let run = machine.start(root: root, waiter: waiter, onEnd: onEnd, at: now) else {
+      return nil
+    }
     withMutation(keyPath: \.state) {}
     stateChanged(publishing: [machine.state], at: now)
     // The task comes after every observer heard of the start: a change handler or an observer
@@ -463,6 +478,10 @@ public final class TaskRunner {
     stateChanged(publishing: end.states, at: now, ending: end.timing)
     for waiter in end.run.waiters {
       waiter.resume(returning: end.outcome)
+    }
+    if let onEnd = end.run.onEnd {
+      let outcome = end.outcome
+      registry.afterRound { onEnd(outcome) }
     }
     // Last: what the sources do when cancelled (a `Progress`'s handlers, observers of its
     // properties) finds the runner with the run's end published.
