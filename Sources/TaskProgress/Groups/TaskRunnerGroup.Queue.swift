@@ -252,8 +252,8 @@ extension TaskRunnerGroup {
       let (item, perform, retry) = (items[index], perform, retry)
       let runner = runners[index]
       // The runner calls back once its observers, the group first, heard of the end.
-      let started = runner.start(onEnd: { [weak self] in self?.itemEnded(index, as: $0) }) {
-        reporter in
+      let onEnd: @MainActor (RunState) -> Void = { [weak self] in self?.itemEnded(index, as: $0) }
+      let started = runner.start(onEnd: onEnd) { reporter in
         try await retry.perform(item, reporter: reporter, perform)
       }
       if !started {
