@@ -300,7 +300,12 @@ public final class TaskRunner {
       await withCheckedContinuation { continuation in
         // The waiter is in place before observers hear of the run, so that whatever they do
         // with the runner, this call answers for the run it started.
-        guard let run = launch(priority: priority, operation, waiter: continuation) else {
+        // A caller cancelled already gets a run that ends cancelled as it starts, and its
+        // operation is never called.
+        guard
+          let run = launch(
+            priority: priority, operation, waiter: continuation, cancelled: Task.isCancelled)
+        else {
           continuation.resume(returning: state)
           return
         }
@@ -315,12 +320,14 @@ public final class TaskRunner {
     }
   }
 
-  /// Starts a run unless one is active, and publishes its first state.
+  /// Starts a run unless one is active, and publishes its first state; a run `cancelled` from
+  /// the start ends at once, with no task.
   private func launch(
     priority: TaskPriority?,
     _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Void,
     waiter: CheckedContinuation<RunState, Never>? = nil,
-    onEnd: (@MainActor (RunState) -> Void)? = nil
+    onEnd: (@MainActor (RunState) -> Void)? = nil,
+    cancelled: Bool = false
   ) -> RunID? {
     guard !machine.state.phase.isActive else { return nil }
     let now = time.now()
@@ -332,6 +339,9 @@ public final class TaskRunner {
     stateChanged(publishing: [machine.state], at: now)
     // The task comes after every observer heard of the start: a change handler or an observer
     // that cancelled or reset the run there leaves no task, and the operation is never called.
+    if cancelled {
+      self.cancel(run)
+    }
     guard machine.activeRun?.id == run else {
       lastRunTask = nil
       return run
@@ -387,7 +397,9 @@ public final class TaskRunner {
   ///
   /// The state becomes `.cancelled` at once and the operation's task is cancelled. Nothing the
   /// task does afterwards reaches the runner, and ``start(priority:_:)`` may run again at once.
-  /// Does nothing when no run is active.
+  /// An operation that had not begun may never be called; one called after the cancel finds its
+  /// task cancelled. A cancel from an observer of the run's start always comes first: the
+  /// operation is then never called. Does nothing when no run is active.
   public func cancel() {
     endRun { $0.cancel() }
   }

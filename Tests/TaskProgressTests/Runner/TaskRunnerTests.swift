@@ -480,14 +480,39 @@ struct TaskRunnerTests {
     #expect(sawCancellation.isOpen)
   }
 
-  @Test func aRunCancelledBeforeItsTaskBeganNeverCallsTheOperation() async {
+  /// The operation's task begins on the pool at once, so a reset later in the turn that started
+  /// the run may come before or after the operation begins; either way the run ends cancelled,
+  /// and an operation that was called finds its task cancelled.
+  @Test func aRunResetInTheTurnThatStartedItEndsCancelledAndItsOperationFindsItCancelled() async {
+    let harness = Harness()
+    let calls = Locked<[Bool]>([])  // whether the task was cancelled, at each call
+    let afterReset = Latch()
+    harness.runner.start { _ in
+      // Until the reset cancels this task, or the test has reset the runner: bounded by the
+      // reset either way.
+      await afterReset.wait()
+      calls.withLock { $0.append(Task.isCancelled) }
+    }
+    harness.runner.reset()
+    afterReset.open()
+    await harness.runner.lastRunTask?.value
+    #expect(calls.withLock { $0 }.allSatisfy { $0 }, "an operation called found its task cancelled")
+    #expect(calls.withLock { $0 }.count <= 1)
+    #expect(harness.recorder.states == [.idle, .running(0), .cancelled, .idle])
+  }
+
+  @Test func aRunCancelledByAnObserverOfItsStartNeverCallsTheOperation() async {
     let harness = Harness()
     let called = Locked(false)
+    let token = harness.runner.observe { [runner = harness.runner] state in
+      if state.phase == .running { runner.cancel() }
+    }
     harness.runner.start { _ in called.withLock { $0 = true } }
-    harness.runner.reset()
+    #expect(harness.runner.lastRunTask == nil, "no task for a run its observers cancelled")
     await harness.runner.lastRunTask?.value
     #expect(!called.withLock { $0 })
-    #expect(harness.recorder.states == [.idle, .running(0), .cancelled, .idle])
+    #expect(harness.recorder.states == [.idle, .running(0), .cancelled])
+    token.cancel()
   }
 
   @Test func resetWhenIdleDoesNothing() {
