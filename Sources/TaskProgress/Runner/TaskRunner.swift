@@ -16,8 +16,12 @@ public final class TaskRunner {
   /// The runner's place with the ticker; set once, at the end of `init`.
   @ObservationIgnored private var frames: FrameTicker.Registration?
   @ObservationIgnored private var estimate = LazyEstimate()
-  /// The task of the last run started; tests await it to know a cancelled run's task is over.
+  /// The task of the last run started, until it ends; tests await it to know a cancelled run's
+  /// task is over. Let go of at its end: a handle keeps the whole task's memory, a kilobyte and
+  /// more, and a queue keeps a runner per item.
   @ObservationIgnored private(set) var lastRunTask: Task<Void, Never>?
+  /// The run whose task ``lastRunTask`` is.
+  @ObservationIgnored private var lastRunTaskRun: RunID?
 
   /// What the counts of this runner's runs measure, for the views and renderers that format
   /// them: items by default, or bytes.
@@ -344,6 +348,7 @@ public final class TaskRunner {
     }
     guard machine.activeRun?.id == run else {
       lastRunTask = nil
+      lastRunTaskRun = nil
       return run
     }
     // An unstructured task, not detached: it inherits the caller's priority and task-locals.
@@ -362,10 +367,11 @@ public final class TaskRunner {
       }
       // The runner is read on the main actor, not held across the hop: a runner released
       // meanwhile ends its run in its `deinit` at once, not after this task's last turn.
-      await MainActor.run { [weak self] in self?.operationEnded(run, with: result) }
+      await MainActor.run { [weak self] in self?.taskEnded(run, with: result) }
     }
     machine.launched(task, for: run)
     lastRunTask = task
+    lastRunTaskRun = run
     return run
   }
 
@@ -434,6 +440,16 @@ public final class TaskRunner {
   private static func apply(_ change: RunStateMachine.PauseChange) -> RunStateMachine.PauseChange {
     change.signals.setPaused(change.isPaused)
     return change
+  }
+
+  /// The last step of a run's task: it lets go of the task's handle, then ends the run if it is
+  /// still active.
+  private func taskEnded(_ run: RunID, with result: Result<Void, any Error>) {
+    if lastRunTaskRun == run {
+      lastRunTask = nil
+      lastRunTaskRun = nil
+    }
+    operationEnded(run, with: result)
   }
 
   private func operationEnded(_ run: RunID, with result: Result<Void, any Error>) {
