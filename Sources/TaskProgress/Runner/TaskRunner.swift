@@ -16,9 +16,10 @@ public final class TaskRunner {
   /// The runner's place with the ticker; set once, at the end of `init`.
   @ObservationIgnored private var frames: FrameTicker.Registration?
   @ObservationIgnored private var estimate = LazyEstimate()
-  /// The task of the last run started, until it ends; tests await it to know a cancelled run's
-  /// task is over. Let go of at its end: a handle keeps the whole task's memory, a kilobyte and
-  /// more, and a queue keeps a runner per item.
+  /// The task of the last run started, until it ends.
+  ///
+  /// Tests await it to know a cancelled run's task is over. It is let go of at its end: a handle
+  /// keeps the whole task's memory, a kilobyte and more, and a queue keeps a runner per item.
   @ObservationIgnored private(set) var lastRunTask: Task<Void, Never>?
   /// The run whose task ``lastRunTask`` is.
   @ObservationIgnored private var lastRunTaskRun: RunID?
