@@ -35,14 +35,25 @@ struct GroupMembers {
   /// How many members have a run under way.
   var runCount: Int { runSlots.count }
 
-  /// The member `id`, if it is in the group; setting it changes the member, never adds one.
+  /// The member `id`, if it is in the group; setting it changes the member in place, never
+  /// adds one, and setting `nil` removes it.
   subscript(id: ObjectIdentifier) -> Member? {
     get { slotsByID[id].flatMap { slots[$0] } }
-    set {
-      guard let newValue, let slot = slotsByID[id] else { return }
+    _modify {
+      guard let slot = slotsByID[id] else {
+        var absent: Member? = nil
+        yield &absent  // what is set is dropped: setting a member adds nothing
+        return
+      }
+      // In place: a member with its latest update and its lines is hundreds of bytes, and the
+      // renderer changes one on every update of a run.
       let hadRun = slots[slot]?.run != nil
-      slots[slot] = newValue
-      switch (hadRun, newValue.run != nil) {
+      yield &slots[slot]
+      let hasRun = slots[slot]?.run != nil
+      if slots[slot] == nil {
+        slotsByID.removeValue(forKey: id)
+      }
+      switch (hadRun, hasRun) {
       case (false, true): runSlots.insert(slot, at: runSlots.insertionIndex(of: slot))
       case (true, false): runSlots.remove(at: runSlots.insertionIndex(of: slot))
       default: break

@@ -179,8 +179,13 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   /// Takes in a member's update: its run begins, moves, pauses or ends.
   private func take(_ update: ProgressUpdate, for id: ObjectIdentifier) {
-    guard var member = members[id] else { return }
-    defer { members[id] = member }
+    guard members[id] != nil else { return }
+    take(update, into: &members[id]!)  // in place
+  }
+
+  /// Takes `update` into `member`. It reads and writes none of the other members: `members` is
+  /// being changed while this runs.
+  private func take(_ update: ProgressUpdate, into member: inout GroupMembers.Member) {
     member.latest = update
     // A run under way, whatever the update (a renderer attached mid-run joins members whose
     // latest update is a frame); not the frames of a bar that settles after its run ended,
