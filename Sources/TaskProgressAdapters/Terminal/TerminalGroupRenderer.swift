@@ -183,8 +183,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
     take(update, into: &members[id]!)  // in place
   }
 
-  /// Takes `update` into `member`. It reads and writes none of the other members: `members` is
-  /// being changed while this runs.
+  /// Takes `update` into `member`.
+  ///
+  /// It reads and writes none of the other members: `members` is being changed while this runs.
   private func take(_ update: ProgressUpdate, into member: inout GroupMembers.Member) {
     member.latest = update
     // A run under way, whatever the update (a renderer attached mid-run joins members whose
