@@ -13,10 +13,62 @@ struct GroupMembers {
     let id: ObjectIdentifier
     /// The member's label, on one line.
     let label: String
-    /// The member's latest update.
-    var latest: ProgressUpdate
-    /// The member's run, while one is under way.
-    var run: RunLines?
+    /// The member's run and latest update, while a run is under way: in a box that only such
+    /// members have, so that the thousands of a queue waiting or done are a few words each, and
+    /// a member moves or is copied without its run's hundreds of bytes.
+    private var live: Live?
+
+    /// A member with no run under way.
+    init(id: ObjectIdentifier, label: String) {
+      self.id = id
+      self.label = label
+    }
+
+    /// A member with `run` under way, as of `latest`, or with none.
+    init(id: ObjectIdentifier, label: String, latest: ProgressUpdate, run: RunLines?) {
+      self.init(id: id, label: label)
+      live = run.map { Live(latest: latest, run: $0) }
+    }
+
+    /// The member's run, while one is under way; setting `nil` ends it.
+    var run: RunLines? {
+      get { live?.run }
+      set {
+        guard let newValue else {
+          live = nil
+          return
+        }
+        setRun(newValue, latest: live?.latest ?? Member.noUpdate)
+      }
+    }
+
+    /// The latest update of the member's run under way.
+    var latest: ProgressUpdate? { live?.latest }
+
+    /// Sets the member's run under way and its latest update.
+    mutating func setRun(_ run: RunLines, latest: ProgressUpdate) {
+      // Checked before a second reference is bound: a copy of the member shares the box.
+      if isKnownUniquelyReferenced(&live), let live {
+        live.run = run
+        live.latest = latest
+      } else {
+        live = Live(latest: latest, run: run)
+      }
+    }
+
+    private static let noUpdate = ProgressUpdate(
+      reason: .stateChanged, state: .idle, displayedProgress: 0, time: .zero)
+
+    /// A run under way and its latest update.
+    private final class Live {
+      var latest: ProgressUpdate
+      var run: RunLines
+
+      init(latest: ProgressUpdate, run: RunLines) {
+        self.latest = latest
+        self.run = run
+      }
+    }
   }
 
   /// The members in the order they joined, with a hole where one left: removing from the middle

@@ -115,7 +115,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
     switch event {
     case .joined(let member, let update):
       let label = TerminalFormat.singleLine(member.label)
-      guard members.append(.init(id: member.id, label: label, latest: update)) else { return }
+      guard members.append(.init(id: member.id, label: label)) else { return }
       memberLabelColumns = max(memberLabelColumns, TerminalFormat.columns(label))
       needsRedraw = true
       take(update, for: member.id)
@@ -187,7 +187,6 @@ public final class TerminalGroupRenderer: GroupRenderer {
   ///
   /// It reads and writes none of the other members: `members` is being changed while this runs.
   private func take(_ update: ProgressUpdate, into member: inout GroupMembers.Member) {
-    member.latest = update
     // A run under way, whatever the update (a renderer attached mid-run joins members whose
     // latest update is a frame); not the frames of a bar that settles after its run ended,
     // which would write the summary again on every frame.
@@ -206,7 +205,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
       if !drawsInPlace, began || update.reason == .stateChanged {
         plain.write(run.plainLines(began: began, pauseChanged: pauseChanged, unit: unit))
       }
-      member.run = run
+      member.setRun(run, latest: update)
     case .finished, .failed, .cancelled:
       guard update.reason == .stateChanged, let run = member.run else { return }
       if !drawsInPlace {
@@ -277,7 +276,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
       prefix: bars + summaryRows > rows ? max(rows - 1 - summaryRows, 0) : bars)
     let hidden = bars - shown.count
     let barLines = shown.compactMap { member in
-      member.run?.liveLine(member.latest, unit: unit ?? member.latest.unit)
+      member.latest.flatMap { latest in member.run?.liveLine(latest, unit: unit ?? latest.unit) }
     }
     // The label width and the room after the bars, shared by every line and kept while the
     // area is open.
