@@ -16,13 +16,15 @@ public final class TaskRunner {
   /// The runner's place with the ticker; set once, at the end of `init`.
   @ObservationIgnored private var frames: FrameTicker.Registration?
   @ObservationIgnored private var estimate = LazyEstimate()
-  /// The task of the last run started, until it ends.
+  /// The last run started and its task, until the task ends.
   ///
-  /// Tests await it to know a cancelled run's task is over. It is let go of at its end: a handle
-  /// keeps the whole task's memory, a kilobyte and more, and a queue keeps a runner per item.
-  @ObservationIgnored private(set) var lastRunTask: Task<Void, Never>?
-  /// The run whose task ``lastRunTask`` is.
-  @ObservationIgnored private var lastRunTaskRun: RunID?
+  /// It is let go of at the task's end: a handle keeps the whole task's memory, a kilobyte and
+  /// more, and a queue keeps a runner per item.
+  @ObservationIgnored private var lastRun: (id: RunID, task: Task<Void, Never>)?
+
+  /// The task of the last run started, until it ends; tests await it to know a cancelled run's
+  /// task is over.
+  var lastRunTask: Task<Void, Never>? { lastRun?.task }
 
   /// What the counts of this runner's runs measure, for the views and renderers that format
   /// them: items by default, or bytes.
@@ -345,18 +347,17 @@ public final class TaskRunner {
     // The task comes after every observer heard of the start: a change handler or an observer
     // that cancelled or reset the run there leaves no task, and the operation is never called.
     if cancelled {
-      self.cancel(run)
+      cancel(run)
     }
     guard machine.activeRun?.id == run else {
-      lastRunTask = nil
-      lastRunTaskRun = nil
+      lastRun = nil
       return run
     }
     // An unstructured task, not detached: it inherits the caller's priority and task-locals.
     // Its body is `@concurrent`, so it begins on the pool at once, with no turn of the main
     // actor before the operation: one main-actor job and a thread wake-up less per run (trivial
-    // runs, 8 at a time, took 13 to 17 µs each instead of 19 to 23). A cancel after this point may come once the
-    // operation began; the operation then finds its task cancelled.
+    // runs, 8 at a time, took 13 to 17 µs each instead of 19 to 23). A cancel after this point
+    // may come once the operation began; the operation then finds its task cancelled.
     let task = Task(priority: priority) { @concurrent [weak self] in
       let result: Result<Void, any Error>
       do {
@@ -371,8 +372,7 @@ public final class TaskRunner {
       await MainActor.run { [weak self] in self?.taskEnded(run, with: result) }
     }
     machine.launched(task, for: run)
-    lastRunTask = task
-    lastRunTaskRun = run
+    lastRun = (run, task)
     return run
   }
 
@@ -446,9 +446,8 @@ public final class TaskRunner {
   /// The last step of a run's task: it lets go of the task's handle, then ends the run if it is
   /// still active.
   private func taskEnded(_ run: RunID, with result: Result<Void, any Error>) {
-    if lastRunTaskRun == run {
-      lastRunTask = nil
-      lastRunTaskRun = nil
+    if lastRun?.id == run {
+      lastRun = nil
     }
     operationEnded(run, with: result)
   }
