@@ -30,17 +30,8 @@ struct GroupMembers {
       live = run.map { Live(latest: latest, run: $0) }
     }
 
-    /// The member's run, while one is under way; setting `nil` ends it.
-    var run: RunLines? {
-      get { live?.run }
-      set {
-        guard let newValue else {
-          live = nil
-          return
-        }
-        setRun(newValue, latest: live?.latest ?? Member.noUpdate)
-      }
-    }
+    /// The member's run, while one is under way.
+    var run: RunLines? { live?.run }
 
     /// The latest update of the member's run under way.
     var latest: ProgressUpdate? { live?.latest }
@@ -56,8 +47,10 @@ struct GroupMembers {
       }
     }
 
-    private static let noUpdate = ProgressUpdate(
-      reason: .stateChanged, state: .idle, displayedProgress: 0, time: .zero)
+    /// Ends the member's run under way, if any.
+    mutating func endRun() {
+      live = nil
+    }
 
     /// A run under way and its latest update.
     private final class Live {

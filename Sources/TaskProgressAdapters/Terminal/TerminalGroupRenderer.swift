@@ -217,11 +217,11 @@ public final class TerminalGroupRenderer: GroupRenderer {
       } else if finishedBars == .keep {
         finalLines.append(run.finalLine(update, unit: unit))
       }
-      member.run = nil
+      member.endRun()
       needsRedraw = true
     case .idle:
       if member.run != nil {
-        member.run = nil
+        member.endRun()
         needsRedraw = true
       }
     }

@@ -26,11 +26,12 @@ struct GroupMembersTests {
       #expect(joined)
     }
     for index in [3, 0, 4, 1] {
-      members[ObjectIdentifier(tokens[index])]?.run = RunLines(label: "m\(index)", start: .zero)
+      members[ObjectIdentifier(tokens[index])]?.setRun(
+        RunLines(label: "m\(index)", start: .zero), latest: update)
     }
     #expect(members.runCount == 4)
     #expect(members.withRuns(prefix: 3).map(\.label) == ["m0", "m1", "m3"])
-    members[ObjectIdentifier(tokens[1])]?.run = nil
+    members[ObjectIdentifier(tokens[1])]?.endRun()
     #expect(members.withRuns(prefix: 10).map(\.label) == ["m0", "m3", "m4"])
   }
 
@@ -83,7 +84,11 @@ struct GroupMembersTests {
         }
       default:
         let running = Bool.random(using: &random)
-        members[id]?.run = running ? RunLines(label: "", start: .zero) : nil
+        if running {
+          members[id]?.setRun(RunLines(label: "", start: .zero), latest: update)
+        } else {
+          members[id]?.endRun()
+        }
         if let present {
           model[present].running = running
         }
