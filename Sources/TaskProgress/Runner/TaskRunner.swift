@@ -16,15 +16,13 @@ public final class TaskRunner {
   /// The runner's place with the ticker; set once, at the end of `init`.
   @ObservationIgnored private var frames: FrameTicker.Registration?
   @ObservationIgnored private var estimate = LazyEstimate()
-  /// The last run started and its task, until the task ends.
+  /// The task of the last run started, until it ends.
   ///
-  /// It is let go of at the task's end: a handle keeps the whole task's memory, a kilobyte and
-  /// more, and a queue keeps a runner per item.
-  @ObservationIgnored private var lastRun: (id: RunID, task: Task<Void, Never>)?
-
-  /// The task of the last run started, until it ends; tests await it to know a cancelled run's
-  /// task is over.
-  var lastRunTask: Task<Void, Never>? { lastRun?.task }
+  /// Tests await it to know a cancelled run's task is over. It is let go of at its end: a handle
+  /// keeps the whole task's memory, a kilobyte and more, and a queue keeps a runner per item.
+  @ObservationIgnored private(set) var lastRunTask: Task<Void, Never>?
+  /// The run whose task ``lastRunTask`` is.
+  @ObservationIgnored private var lastRunTaskRun: RunID?
 
   /// What the counts of this runner's runs measure, for the views and renderers that format
   /// them: items by default, or bytes.
@@ -347,17 +345,18 @@ public final class TaskRunner {
     // The task comes after every observer heard of the start: a change handler or an observer
     // that cancelled or reset the run there leaves no task, and the operation is never called.
     if cancelled {
-      cancel(run)
+      self.cancel(run)
     }
     guard machine.activeRun?.id == run else {
-      lastRun = nil
+      lastRunTask = nil
+      lastRunTaskRun = nil
       return run
     }
     // An unstructured task, not detached: it inherits the caller's priority and task-locals.
     // Its body is `@concurrent`, so it begins on the pool at once, with no turn of the main
     // actor before the operation: one main-actor job and a thread wake-up less per run (trivial
-    // runs, 8 at a time, took 13 to 17 µs each instead of 19 to 23). A cancel after this point
-    // may come once the operation began; the operation then finds its task cancelled.
+    // runs, 8 at a time, took 13 to 17 µs each instead of 19 to 23). A cancel after this point may come once the
+    // operation began; the operation then finds its task cancelled.
     let task = Task(priority: priority) { @concurrent [weak self] in
       let result: Result<Void, any Error>
       do {
@@ -372,7 +371,8 @@ public final class TaskRunner {
       await MainActor.run { [weak self] in self?.taskEnded(run, with: result) }
     }
     machine.launched(task, for: run)
-    lastRun = (run, task)
+    lastRunTask = task
+    lastRunTaskRun = run
     return run
   }
 
@@ -446,8 +446,9 @@ public final class TaskRunner {
   /// The last step of a run's task: it lets go of the task's handle, then ends the run if it is
   /// still active.
   private func taskEnded(_ run: RunID, with result: Result<Void, any Error>) {
-    if lastRun?.id == run {
-      lastRun = nil
+    if lastRunTaskRun == run {
+      lastRunTask = nil
+      lastRunTaskRun = nil
     }
     operationEnded(run, with: result)
   }
