@@ -9,7 +9,7 @@ import Testing
 private final class Tally: Sendable {
   let inFlight = Atomic(0)
   let highest = Atomic(0)
-  let performed = Mutex<[Int]>([])
+  let performed = Locked<[Int]>([])
 }
 
 /// A stage of a run performs its items concurrently, each worth its weight.
