@@ -31,6 +31,8 @@ struct CooperativePacer {
   /// The longest the loop runs without offering to yield.
   static let budget = RunSignals.yieldBudget
   private static let checkInterval: Duration = .milliseconds(1)
+  /// Twice ``checkInterval``, computed once: `Duration` arithmetic is 128-bit.
+  private static let slowCheckInterval: Duration = .milliseconds(2)
   private static let maximumStride = 1 << 16
 
   /// The time the thread ran since the loop last yielded or suspended.
@@ -58,7 +60,7 @@ struct CooperativePacer {
     let sinceCheck = lastCheck.duration(to: now)
     if sinceCheck < CooperativePacer.checkInterval {
       stride = min(stride * 2, CooperativePacer.maximumStride)
-    } else if sinceCheck > CooperativePacer.checkInterval * 2 {
+    } else if sinceCheck > CooperativePacer.slowCheckInterval {
       stride = max(stride / 2, 1)
     }
     countdown = stride

@@ -39,7 +39,11 @@ final class RunSignals: Sendable {
   }
 
   private static func nanoseconds(_ duration: Duration) -> Int64 {
-    Int64((duration / .nanoseconds(1)).rounded(.down))
+    // From the components, not `duration / .nanoseconds(1)`: a division in 128 bits and a
+    // `Double`, on every frame and checkpoint. Durations here are since the signals were made
+    // and never near Int64's 292 years of nanoseconds.
+    let (seconds, attoseconds) = duration.components
+    return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
   }
 
   private var elapsed: Int64 {
