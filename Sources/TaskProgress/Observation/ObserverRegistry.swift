@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The observers of one runner, and the queue that gives all of them the same sequence of events.
 ///
 /// Events are delivered in rounds: every observer gets an event before any observer gets the
@@ -12,16 +14,19 @@ final class ObserverRegistry<Event> {
   private final class Entry {
     let flag: CancellationFlag
     let callback: @MainActor (Event) -> Void
+    /// Whether the observer wants every event, frames included, or only changes of state.
+    let wantsFrames: Bool
     /// Called once when the entry is removed: its token was cancelled or the registry closed.
     var onDetach: (@MainActor () -> Void)?
     var lastSeen: UInt64
 
     init(
-      flag: CancellationFlag, callback: @escaping @MainActor (Event) -> Void,
+      flag: CancellationFlag, callback: @escaping @MainActor (Event) -> Void, wantsFrames: Bool,
       onDetach: (@MainActor () -> Void)?, lastSeen: UInt64
     ) {
       self.flag = flag
       self.callback = callback
+      self.wantsFrames = wantsFrames
       self.onDetach = onDetach
       self.lastSeen = lastSeen
     }
@@ -37,12 +42,23 @@ final class ObserverRegistry<Event> {
   private var queue: [(sequence: UInt64, event: Event)] = []
   private var lastSequence: UInt64 = 0
   private var isDelivering = false
+  /// Set when a token is cancelled, on whatever thread: its entry must go at the next pruning.
+  private let cancellations = PendingFlag()
   /// What waits for the round under way to end.
   private var afterRoundActions: [@MainActor () -> Void] = []
 
   /// Whether no observer is registered, or only cancelled ones: then there is no one to tell.
   var isEmpty: Bool {
     entries.isEmpty
+  }
+
+  /// The number of registered observers that want frames, cancelled ones not yet removed among
+  /// them.
+  private var frameListenerCount = 0
+
+  /// Whether an observer that wants frames is registered: if not, nobody needs one made.
+  var hasFrameListeners: Bool {
+    frameListenerCount > 0
   }
 
   /// The number of live observers.
@@ -55,33 +71,42 @@ final class ObserverRegistry<Event> {
   /// - Parameters:
   ///   - initial: The event the observer gets at once: the current state.
   ///   - cancelsOnRelease: Whether releasing the token ends the registration, or only cancelling it.
+  ///   - wantsFrames: Whether the observer wants frames, or only the changes of state, in which
+  ///     case the publisher need not make frames for it.
   ///   - onDetach: Called once on the main actor when the registration ends.
   ///   - callback: The observer.
   /// - Returns: The registration's token.
   func add(
-    initial: Event, cancelsOnRelease: Bool = true, onDetach: (@MainActor () -> Void)? = nil,
-    _ callback: @escaping @MainActor (Event) -> Void
+    initial: Event, cancelsOnRelease: Bool = true, wantsFrames: Bool = true,
+    onDetach: (@MainActor () -> Void)? = nil, _ callback: @escaping @MainActor (Event) -> Void
   ) -> ObservationToken {
     add(
       initialEvents: CollectionOfOne(initial), cancelsOnRelease: cancelsOnRelease,
-      onDetach: onDetach, callback)
+      wantsFrames: wantsFrames, onDetach: onDetach, callback)
   }
 
   /// Registers an observer and calls it at once with each of `initialEvents`, in order, before
   /// returning its token.
   func add(
-    initialEvents: some Sequence<Event>, cancelsOnRelease: Bool = true,
+    initialEvents: some Sequence<Event>, cancelsOnRelease: Bool = true, wantsFrames: Bool = true,
     onDetach: (@MainActor () -> Void)? = nil, _ callback: @escaping @MainActor (Event) -> Void
   ) -> ObservationToken {
     // No pruning here: a cancelled entry asks for it itself, and every round of delivery prunes
     // when it ends, so that adding n observers costs O(n), not O(n²).
     let flag = CancellationFlag()
-    let entry = Entry(flag: flag, callback: callback, onDetach: onDetach, lastSeen: lastSequence)
+    let entry = Entry(
+      flag: flag, callback: callback, wantsFrames: wantsFrames, onDetach: onDetach,
+      lastSeen: lastSequence)
     entries.append(entry)
+    if wantsFrames {
+      frameListenerCount += 1
+    }
+    let cancellations = self.cancellations
     let token = ObservationToken(flag: flag, cancelsOnRelease: cancelsOnRelease) {
       [weak self] onMainActor in
       // Calls already stop at the flag; the entry goes, and its renderer hears of it, on the
       // main actor: now if the token was cancelled there, else soon.
+      cancellations.set()
       if onMainActor {
         MainActor.assumeIsolated { self?.prune() }
       } else {
@@ -105,9 +130,11 @@ final class ObserverRegistry<Event> {
   /// Delivers an event to every observer, now or, when called from a callback, after the round.
   func publish(_ event: Event) {
     lastSequence += 1
-    queue.append((lastSequence, event))
-    if !isDelivering {
-      deliverQueued()
+    if isDelivering {
+      queue.append((lastSequence, event))
+    } else {
+      // Outside a round the queue is empty: the event goes straight to the observers.
+      deliver(first: (lastSequence, event))
     }
   }
 
@@ -136,6 +163,7 @@ final class ObserverRegistry<Event> {
   func close() {
     let open = entries
     entries = []
+    frameListenerCount = 0
     for entry in open {
       _ = entry.flag.cancel()
       entry.detach()
@@ -143,22 +171,25 @@ final class ObserverRegistry<Event> {
   }
 
   private func deliverQueued() {
+    deliver(first: nil)
+  }
+
+  /// Delivers `first`, if any, then every queued event, in rounds, then prunes and runs what
+  /// waited for the rounds to end.
+  private func deliver(first: (sequence: UInt64, event: Event)?) {
     isDelivering = true
+    if let first {
+      deliverRound(first.event, sequence: first.sequence)
+    }
     var next = 0
     while next < queue.count {
       let (sequence, event) = queue[next]
       next += 1
-      // Observers added during this round are in `entries` already but have seen `sequence`.
-      var index = 0
-      while index < entries.count {
-        let entry = entries[index]
-        index += 1
-        guard !entry.flag.isCancelled, entry.lastSeen < sequence else { continue }
-        entry.lastSeen = sequence
-        entry.callback(event)
-      }
+      deliverRound(event, sequence: sequence)
     }
-    queue.removeAll(keepingCapacity: true)
+    if !queue.isEmpty {
+      queue.removeAll(keepingCapacity: true)
+    }
     isDelivering = false
     prune()
     while !afterRoundActions.isEmpty, !isDelivering {
@@ -166,18 +197,50 @@ final class ObserverRegistry<Event> {
     }
   }
 
+  /// Gives one event to every observer that has not seen it.
+  private func deliverRound(_ event: Event, sequence: UInt64) {
+    // Observers added during this round are in `entries` already but have seen `sequence`.
+    var index = 0
+    while index < entries.count {
+      let entry = entries[index]
+      index += 1
+      guard !entry.flag.isCancelled, entry.lastSeen < sequence else { continue }
+      entry.lastSeen = sequence
+      entry.callback(event)
+    }
+  }
+
   /// Removes cancelled entries and tells their renderers, unless a round is being delivered (the
-  /// round prunes when it ends).
+  /// round prunes when it ends) or no entry was cancelled since the last pruning.
   private func prune() {
-    guard !isDelivering else { return }
+    guard !isDelivering, cancellations.take() else { return }
     var removed: [Entry] = []
     entries.removeAll { entry in
       guard entry.flag.isCancelled else { return false }
+      if entry.wantsFrames {
+        frameListenerCount -= 1
+      }
       removed.append(entry)
       return true
     }
     for entry in removed {
       entry.detach()
     }
+  }
+}
+
+/// A flag set from any thread and taken on the main actor: whether a registration ended since the
+/// registry last pruned, so that a round of delivery walks its entries only when one must go.
+private final class PendingFlag: Sendable {
+  private let value = Atomic(false)
+
+  /// Raises the flag.
+  func set() {
+    value.store(true, ordering: .releasing)
+  }
+
+  /// Lowers the flag; returns whether it was raised.
+  func take() -> Bool {
+    value.load(ordering: .acquiring) && value.exchange(false, ordering: .acquiringAndReleasing)
   }
 }

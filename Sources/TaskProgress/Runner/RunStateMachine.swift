@@ -37,6 +37,17 @@ struct RunStateMachine: Sendable {
     /// How long the run has been active, whether it is paused, and how fast it goes.
     var timing: RunTiming
 
+    /// Changes this run in place and returns what `body` returns: how the machine changes its
+    /// active run through the optional that holds it, without a copy.
+    mutating func modify<Result>(_ body: (inout ActiveRun) -> Result) -> Result {
+      body(&self)
+    }
+
+    /// The run's speed and time remaining at `now`.
+    func estimate(at now: Duration) -> RunTiming.Estimate {
+      timing.estimate(for: progress, at: now)
+    }
+
     /// The public state of the run: running or paused, with its progress.
     var state: RunState {
       timing.isPaused ? .paused(progress) : .running(progress)
@@ -96,8 +107,8 @@ struct RunStateMachine: Sendable {
   private enum State: Sendable {
     /// Nothing has run yet, or the runner was reset.
     case idle
-    /// A run is active: running or paused.
-    case active(ActiveRun)
+    /// A run is active, running or paused: the one in `active`.
+    case active
     /// The last run's operation returned.
     case finished
     /// The last run's operation threw this error.
@@ -107,6 +118,12 @@ struct RunStateMachine: Sendable {
   }
 
   private var current: State = .idle
+  /// The active run while `current` is `.active`, otherwise `nil`.
+  ///
+  /// Beside the state, not in it: a frame changes the run in place through this optional,
+  /// where a run kept in the enum would be copied out and back, retaining and releasing all it
+  /// holds.
+  private var active: ActiveRun?
   private var lastRunNumber: UInt64 = 0
   /// Where the last run that ended got to, until the runner starts again: what the states that
   /// end it carry beside them, `.cancelled` then `.idle` of a reset included.
@@ -115,7 +132,7 @@ struct RunStateMachine: Sendable {
   /// The active run's progress, or the last progress of the run that ended; `nil` while idle.
   var lastProgress: RunProgress? {
     switch current {
-    case .active(let run): run.progress
+    case .active: active?.progress
     case .idle: nil
     case .finished, .failed, .cancelled: endedProgress
     }
@@ -125,7 +142,7 @@ struct RunStateMachine: Sendable {
   var state: RunState {
     switch current {
     case .idle: .idle
-    case .active(let run): run.state
+    case .active: active?.state ?? .idle
     case .finished: .finished
     case .failed(let error): .failed(error)
     case .cancelled: .cancelled
@@ -133,8 +150,24 @@ struct RunStateMachine: Sendable {
   }
 
   /// The active run, or `nil` when nothing runs.
+  ///
+  /// A copy of the whole run, which retains all it holds: the frames use ``hasActiveRun`` and
+  /// ``activeReporters`` instead.
   var activeRun: ActiveRun? {
-    if case .active(let run) = current { run } else { nil }
+    active
+  }
+
+  /// Whether a run is active, running or paused.
+  var hasActiveRun: Bool {
+    active != nil
+  }
+
+  /// What a frame reads of the active run: its identifier, its root reporter's node and the
+  /// version of the status text the run shows; `nil` when nothing runs.
+  var activeReporters: (id: RunID, root: ProgressNode, messageVersion: UInt64)? {
+    guard let id = active?.id, let root = active?.root, let version = active?.messageVersion
+    else { return nil }
+    return (id, root, version)
   }
 
   /// Starts a run unless one is active (running or paused).
@@ -155,18 +188,17 @@ struct RunStateMachine: Sendable {
     lastRunNumber += 1
     endedProgress = nil
     let id = RunID(rawValue: lastRunNumber)
-    current = .active(
-      ActiveRun(
-        id: id, root: root, waiters: waiter.map { [$0] } ?? [], onEnd: onEnd,
-        timing: RunTiming(startedAt: now)))
+    current = .active
+    active = ActiveRun(
+      id: id, root: root, waiters: waiter.map { [$0] } ?? [], onEnd: onEnd,
+      timing: RunTiming(startedAt: now))
     return id
   }
 
   /// Keeps the task that performs `run`'s operation, if the run is still active.
   mutating func launched(_ task: Task<Void, Never>, for run: RunID) {
-    guard case .active(var active) = current, active.id == run else { return }
-    active.task = task
-    current = .active(active)
+    guard active?.id == run else { return }
+    active?.task = task
   }
 
   /// Takes in what a frame read of the active run's reporters and status text.
@@ -174,20 +206,19 @@ struct RunStateMachine: Sendable {
   /// - Returns: The state the runner now shows, running or paused with the new progress, or
   ///   `nil` when no run is active or it did not change.
   mutating func reportsRead(_ reading: Reading, at now: Duration) -> RunState? {
-    guard case .active(var run) = current,
-      reading.progress != nil || reading.message != nil
-    else { return nil }
-    if let message = reading.message {
-      run.messageVersion = message.version
-    }
-    let progress = (reading.progress ?? run.progress)
-      .withMessage(reading.message.map(\.text) ?? run.progress.message)
-      .keepingFraction(of: run.progress)
-    run.timing.record(progress, at: now)
-    let changed = progress != run.progress
-    run.progress = progress
-    current = .active(run)
-    return changed ? run.state : nil
+    guard reading.progress != nil || reading.message != nil else { return nil }
+    return active?.modify { run in
+      if let message = reading.message {
+        run.messageVersion = message.version
+      }
+      let progress = (reading.progress ?? run.progress)
+        .withMessage(reading.message.map(\.text) ?? run.progress.message)
+        .keepingFraction(of: run.progress)
+      run.timing.record(progress, at: now)
+      let changed = progress != run.progress
+      run.progress = progress
+      return changed ? run.state : nil
+    } ?? nil
   }
 
   /// Pauses the running run.
@@ -195,10 +226,11 @@ struct RunStateMachine: Sendable {
   /// - Parameter now: The time on the runner's clock, from which the run's rate stops counting.
   /// - Returns: The paused state, or `nil` when no run is running (none, or paused already).
   mutating func pause(at now: Duration) -> PauseChange? {
-    guard case .active(var run) = current, !run.timing.isPaused else { return nil }
-    run.timing.pause(at: now)
-    current = .active(run)
-    return PauseChange(state: run.state, isPaused: true, signals: run.root.signals)
+    guard active?.timing.isPaused == false else { return nil }
+    return active?.modify { run in
+      run.timing.pause(at: now)
+      return PauseChange(state: run.state, isPaused: true, signals: run.root.signals)
+    }
   }
 
   /// Resumes the paused run.
@@ -206,15 +238,16 @@ struct RunStateMachine: Sendable {
   /// - Parameter now: The time on the runner's clock, from which the run's rate counts again.
   /// - Returns: The running state, or `nil` when no run is paused.
   mutating func resume(at now: Duration) -> PauseChange? {
-    guard case .active(var run) = current, run.timing.isPaused else { return nil }
-    run.timing.resume(at: now)
-    current = .active(run)
-    return PauseChange(state: run.state, isPaused: false, signals: run.root.signals)
+    guard active?.timing.isPaused == true else { return nil }
+    return active?.modify { run in
+      run.timing.resume(at: now)
+      return PauseChange(state: run.state, isPaused: false, signals: run.root.signals)
+    }
   }
 
   /// The active run's speed and time remaining at `now`, or `nil` when no run is active.
   func estimate(at now: Duration) -> RunTiming.Estimate? {
-    activeRun.map { $0.timing.estimate(for: $0.progress, at: now) }
+    active?.estimate(at: now)
   }
 
   /// The operation of `run` returned (`.success`) or threw.
@@ -232,13 +265,13 @@ struct RunStateMachine: Sendable {
     _ run: RunID, with result: Result<Void, any Error>, lastReading: Reading,
     sourceCancelled: Bool = false, at now: Duration
   ) -> RunEnd? {
-    guard activeRun?.id == run else { return nil }
+    guard activeReporters?.id == run else { return nil }
     var states: [RunState] = []
     if let state = reportsRead(lastReading, at: now) {
       states.append(state)
     }
-    guard let active = activeRun else { return nil }
-    endedProgress = active.progress
+    guard let ended = active.take() else { return nil }
+    endedProgress = ended.progress
     switch result {
     case _ where sourceCancelled:
       current = .cancelled
@@ -249,15 +282,17 @@ struct RunStateMachine: Sendable {
     }
     states.append(state)
     return RunEnd(
-      run: active, cancelsTask: false, states: states, outcome: state, timing: active.timing)
+      run: ended, cancelsTask: false, states: states, outcome: state, timing: ended.timing)
   }
 
   /// Cancels the active run, or only `run` when given and still active.
   mutating func cancel(ifActive run: RunID? = nil) -> RunEnd? {
-    guard let active = activeRun, run == nil || run == active.id else { return nil }
-    endedProgress = active.progress
+    guard let id = active?.id, run == nil || run == id, let ended = active.take() else {
+      return nil
+    }
+    endedProgress = ended.progress
     current = .cancelled
-    return RunEnd(run: active, cancelsTask: true, states: [.cancelled], outcome: .cancelled)
+    return RunEnd(run: ended, cancelsTask: true, states: [.cancelled], outcome: .cancelled)
   }
 
   /// Ends an idle runner as cancelled without a run: a queue's item that will never start.
@@ -274,11 +309,12 @@ struct RunStateMachine: Sendable {
     switch current {
     case .idle:
       return nil
-    case .active(let active):
+    case .active:
       current = .idle
-      endedProgress = active.progress
+      guard let ended = active.take() else { return .publishIdle }  // unreachable: a run is active
+      endedProgress = ended.progress
       return .endRunAndPublishIdle(
-        RunEnd(run: active, cancelsTask: true, states: [.cancelled, .idle], outcome: .cancelled))
+        RunEnd(run: ended, cancelsTask: true, states: [.cancelled, .idle], outcome: .cancelled))
     case .finished, .failed, .cancelled:
       current = .idle
       return .publishIdle

@@ -16,6 +16,9 @@ public final class TaskRunner {
   /// The runner's place with the ticker; set once, at the end of `init`.
   @ObservationIgnored private var frames: FrameTicker.Registration?
   @ObservationIgnored private var estimate = LazyEstimate()
+  /// Whether the ticker is running this runner's frame, which tells the ticker at its end
+  /// whether another is needed: what happens during it need not ask.
+  @ObservationIgnored private var isInFrame = false
   /// The task of the last run started, until it ends.
   ///
   /// Tests await it to know a cancelled run's task is over. It is let go of at its end: a handle
@@ -208,7 +211,8 @@ public final class TaskRunner {
   ///
   /// - Returns: A token. The calls stop when it is cancelled or released, so keep it.
   public func observe(_ observer: @escaping @MainActor (RunState) -> Void) -> ObservationToken {
-    registry.add(initial: update(.stateChanged, at: time.now())) { update in
+    // Only the changes of state: no frame is made for an observer that would drop it.
+    registry.add(initial: update(.stateChanged, at: time.now()), wantsFrames: false) { update in
       if update.reason == .stateChanged {
         observer(update.state)
       }
@@ -341,7 +345,7 @@ public final class TaskRunner {
       return nil
     }
     withMutation(keyPath: \.state) {}
-    stateChanged(publishing: [machine.state], at: now)
+    stateChanged(publishing: CollectionOfOne(machine.state), at: now)
     // The task comes after every observer heard of the start: a change handler or an observer
     // that cancelled or reset the run there leaves no task, and the operation is never called.
     if cancelled {
@@ -387,7 +391,7 @@ public final class TaskRunner {
   public func pause() {
     let now = time.now()
     guard let change = transition({ $0.pause(at: now).map(TaskRunner.apply) }) else { return }
-    stateChanged(publishing: [change.state], at: now)
+    stateChanged(publishing: CollectionOfOne(change.state), at: now)
   }
 
   /// Resumes the paused run.
@@ -397,7 +401,7 @@ public final class TaskRunner {
   public func resume() {
     let now = time.now()
     guard let change = transition({ $0.resume(at: now).map(TaskRunner.apply) }) else { return }
-    stateChanged(publishing: [change.state], at: now)
+    stateChanged(publishing: CollectionOfOne(change.state), at: now)
   }
 
   /// Cancels the active run.
@@ -417,7 +421,7 @@ public final class TaskRunner {
   /// state is `.idle`.
   func cancelUnstarted() {
     guard transition({ $0.cancelUnstarted() ? () : nil }) != nil else { return }
-    stateChanged(publishing: [.cancelled], at: time.now())
+    stateChanged(publishing: CollectionOfOne(RunState.cancelled), at: time.now())
   }
 
   /// Returns to idle.
@@ -428,7 +432,7 @@ public final class TaskRunner {
     guard let action = transition({ $0.reset() }) else { return }
     switch action {
     case .publishIdle:
-      stateChanged(publishing: [.idle], at: time.now())
+      stateChanged(publishing: CollectionOfOne(RunState.idle), at: time.now())
     case .endRunAndPublishIdle(let end):
       carryOut(end, at: time.now())
     }
@@ -454,12 +458,12 @@ public final class TaskRunner {
   }
 
   private func operationEnded(_ run: RunID, with result: Result<Void, any Error>) {
-    guard let active = machine.activeRun, active.id == run else { return }
+    guard let active = machine.activeReporters, active.id == run else { return }
     // One time for the last reading of the run and for the states it ends with.
     let now = time.now()
     // The sources' last values first, then the reporters' last reports.
     let sourceCancelled = active.root.signals.sources.finalPoll()
-    let reading = read(active, final: true)
+    let reading = read(active.root, since: active.messageVersion, final: true)
     guard
       let end = transition({
         $0.operationEnded(
@@ -472,16 +476,19 @@ public final class TaskRunner {
   /// Reads a run's reporters and, if it changed, its status text.
   ///
   /// - Parameters:
-  ///   - run: The active run.
+  ///   - root: The node of the active run's root reporter.
+  ///   - messageVersion: The version of the status text the run shows.
   ///   - final: Whether the operation ended, so that the reporters are read even if a writer
   ///     still races the reading (a consistent reading is skipped for a frame otherwise).
   /// - Returns: What the machine takes in.
-  private func read(_ run: RunStateMachine.ActiveRun, final: Bool) -> RunStateMachine.Reading {
-    let signals = run.root.signals
+  private func read(
+    _ root: ProgressNode, since messageVersion: UInt64, final: Bool
+  ) -> RunStateMachine.Reading {
+    let signals = root.signals
     signals.markFrame()
     return RunStateMachine.Reading(
-      progress: final ? run.root.readAnyway() : run.root.readChanges(),
-      message: signals.messages.read(ifChangedSince: run.messageVersion))
+      progress: final ? root.readAnyway() : root.readChanges(),
+      message: signals.messages.read(ifChangedSince: messageVersion))
   }
 
   private func cancel(_ run: RunID) {
@@ -529,7 +536,7 @@ public final class TaskRunner {
   ///   - timing: For the states of a run that ended, the run's timing after its last report,
   ///     from which that report's estimate comes.
   private func stateChanged(
-    publishing states: [RunState], at now: Duration, ending timing: RunTiming? = nil
+    publishing states: some Collection<RunState>, at now: Duration, ending timing: RunTiming? = nil
   ) {
     for state in states {
       if let target = state.fractionCompleted {
@@ -540,11 +547,19 @@ public final class TaskRunner {
     if !registry.isEmpty {
       // The last report of a run that ended goes out with its own estimate (none left, at its
       // end), though the runner has none any more.
-      let ending = timing.flatMap { timing in
-        states.first(where: \.phase.isActive)?.progress.map { timing.estimate(for: $0, at: now) }
+      // Observers of states alone never read an estimate: none is computed for them.
+      let ending =
+        !registry.hasFrameListeners
+        ? RunTiming.Estimate.unknown
+        : timing.flatMap { timing in
+          states.first(where: \.phase.isActive)?.progress.map { timing.estimate(for: $0, at: now) }
+        }
+      if states.count == 1, let state = states.first {
+        registry.publish(update(.stateChanged, state: state, at: now, estimate: ending))
+      } else {
+        registry.publish(
+          contentsOf: states.map { update(.stateChanged, state: $0, at: now, estimate: ending) })
       }
-      registry.publish(
-        contentsOf: states.map { update(.stateChanged, state: $0, at: now, estimate: ending) })
     }
     if display.isAnimating(at: now) {
       if display.noteMotion() {
@@ -553,12 +568,18 @@ public final class TaskRunner {
     } else {
       publishFrame(at: now, evenIfStill: false)  // `.instant`, or a target that did not change
     }
-    if let frames {
+    if let frames, !isInFrame {
       time.ticker.setNeedsFrames(frames, needsFrames(at: now))
     }
   }
 
   // MARK: - Frames
+
+  /// Whether an observer that wants frames is registered (a renderer, a group), so that the
+  /// runner makes frames for it: what tests check.
+  var hasFrameListeners: Bool {
+    registry.hasFrameListeners
+  }
 
   /// The signals of the active run's reporters, if a run is active: what tests watch.
   var activeSignals: RunSignals? {
@@ -567,13 +588,14 @@ public final class TaskRunner {
 
   /// Whether frames are needed: a run is active (its reports must be read) or the display moves.
   private func needsFrames(at now: Duration) -> Bool {
-    machine.activeRun != nil || display.isAnimating(at: now)
+    machine.hasActiveRun || display.isAnimating(at: now)
   }
 
   /// Tells Observation that the displayed progress moved, if it did, and gives renderers a frame
   /// when it moved or, with `evenIfStill`, unless they had one at this time already.
   private func publishFrame(at now: Duration, evenIfStill: Bool) {
-    let frame = display.frame(at: now, hasRenderers: !registry.isEmpty, evenIfStill: evenIfStill)
+    let frame = display.frame(
+      at: now, hasRenderers: registry.hasFrameListeners, evenIfStill: evenIfStill)
     if frame.animatingChanged {
       withMutation(keyPath: \.isAnimating) {}
     }
@@ -590,7 +612,7 @@ public final class TaskRunner {
   private func updateEstimate(at now: Duration) {
     guard
       let (old, new) = estimate.update(
-        at: now, eager: !registry.isEmpty, { self.machine.estimate(at: $0) ?? .unknown })
+        at: now, eager: registry.hasFrameListeners, { self.machine.estimate(at: $0) ?? .unknown })
     else { return }
     notifyChange(of: \.throughput, showing: \.throughput, from: old, to: new)
     notifyChange(of: \.estimatedTimeRemaining, showing: \.timeRemaining, from: old, to: new)
@@ -623,12 +645,14 @@ extension TaskRunner: FrameClient {
   /// One frame: read the reports, move the display, and say whether another frame is needed.
   func frame(at tickerTime: Duration) -> Bool {
     let now = time.at(tickerTime)
-    if let run = machine.activeRun {
+    isInFrame = true
+    defer { isInFrame = false }
+    if let run = machine.activeReporters {
       // What the run's reporters mirror from elsewhere is read into them first.
       let sourceCancelled = run.root.signals.sources.poll()
-      let reading = read(run, final: false)
+      let reading = read(run.root, since: run.messageVersion, final: false)
       if let state = transition({ $0.reportsRead(reading, at: now) }) {
-        stateChanged(publishing: [state], at: now)
+        stateChanged(publishing: CollectionOfOne(state), at: now)
       } else {
         updateEstimate(at: now)
       }
@@ -645,7 +669,7 @@ extension TaskRunner: FrameClient {
     // An observer of the state read may have moved the runner's time on, by cancelling,
     // resetting or starting it: the frame comes no earlier than what it published.
     let latest = max(now, time.latest)
-    publishFrame(at: latest, evenIfStill: machine.activeRun != nil)
+    publishFrame(at: latest, evenIfStill: machine.hasActiveRun)
     return needsFrames(at: latest)
   }
 }

@@ -187,6 +187,56 @@ struct ObserverRegistryTests {
     #expect(token?.isCancelled == true)  // the registration ended with its runner
   }
 
+  @Test func onlyObserversThatWantFramesAreCountedAsFrameListeners() {
+    let registry = ObserverRegistry<Int>()
+    var statesSeen: [Int] = []
+    var framesSeen: [Int] = []
+    let states = registry.add(initial: 0, wantsFrames: false) { statesSeen.append($0) }
+    #expect(!registry.hasFrameListeners)
+    let frames = registry.add(initial: 0) { framesSeen.append($0) }
+    #expect(registry.hasFrameListeners)
+    registry.publish(1)
+    frames.cancel()
+    #expect(!registry.hasFrameListeners)
+    registry.publish(2)
+    // Both hear every event while registered: the flag only tells the publisher whom to make
+    // frames for.
+    #expect(statesSeen == [0, 1, 2])
+    #expect(framesSeen == [0, 1])
+    states.cancel()
+    #expect(registry.isEmpty)
+  }
+
+  @Test func aRunnerMakesFramesOnlyForRenderersNotForObserversOfStates() async {
+    let clock = ManualClock()
+    let runner = TaskRunner(animation: .instant, clock: clock)
+    let log = Log()
+    let token = runner.observe { log.states.append($0) }
+    #expect(!runner.hasFrameListeners)
+    let reported = Latch()
+    let proceed = Latch()
+    runner.start { reporter in
+      reporter.report(completed: 1, of: 2)
+      reported.open()
+      await proceed.wait(for: "the test to let the operation end")
+    }
+    let task = runner.lastRunTask
+    await reported.wait(for: "the operation to report")
+    clock.advance(by: runner.updateInterval)
+    #expect(log.states == [.idle, .running(0), .running(RunProgress(completed: 1, of: 2))])
+    let recorder = StateRecorder(observing: runner, recordingFrames: true)
+    #expect(runner.hasFrameListeners)
+    clock.advance(by: runner.updateInterval)
+    #expect(recorder.frames.map(\.state) == [.running(RunProgress(completed: 1, of: 2))])
+    recorder.stop()
+    #expect(!runner.hasFrameListeners)
+    proceed.open()
+    await task?.value
+    #expect(
+      log.states == [.idle, .running(0), .running(RunProgress(completed: 1, of: 2)), .finished])
+    token.cancel()
+  }
+
   @Test func aCancelledObserversClosureIsReleased() {
     final class Captured {}
     let runner = TaskRunner(animation: .instant, clock: ManualClock())
