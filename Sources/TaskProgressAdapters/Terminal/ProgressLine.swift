@@ -116,9 +116,27 @@ struct ProgressLine: Equatable {
     }
 
     /// The widest usual rate in this unit: `99.9k it/s`, `99.9 kB/s`, `1023 KiB/s`.
+    ///
+    /// Formatted once per unit, not for every run that joins a group: a queue's runs share a
+    /// unit, and two rates formatted per run were most of what a renderer did when a run began.
     private static func rateColumns(_ unit: ProgressUnit) -> Int {
-      [99_900, 1_047_552].map { TerminalFormat.columns(unit.format(throughput: $0)) }.max() ?? 0
+      if let columns = rateColumnsByUnit.withLock({ $0[unit] }) {
+        return columns
+      }
+      let columns =
+        [99_900, 1_047_552].map { TerminalFormat.columns(unit.format(throughput: $0)) }.max() ?? 0
+      rateColumnsByUnit.withLock { cache in
+        // A few units in a program; a bound all the same, for one that makes units by the many.
+        if cache.count >= 64 {
+          cache.removeAll()
+        }
+        cache[unit] = columns
+      }
+      return columns
     }
+
+    /// What ``rateColumns(_:)`` found for each unit so far.
+    private static let rateColumnsByUnit = Locked<[ProgressUnit: Int]>([:])
   }
 
   static let minimumBarCells = 10
