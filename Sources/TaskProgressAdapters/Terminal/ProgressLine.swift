@@ -150,6 +150,28 @@ struct ProgressLine: Equatable {
   /// that wrap on it do not scroll), and the status when it does not fit after the bar: then it
   /// goes on a line of its own, whole, rather than squeezing the bar.
   func rendered(width: Int, unicode: Bool, color: Bool) -> (line: String, overflow: String?) {
+    laidOut(width: width, unicode: unicode).joined(color: color)
+  }
+
+  /// A line laid out for a width: everything but the status, and where the status goes.
+  ///
+  /// The same layout gives the plain line and the coloured one, which differ only in the status.
+  struct Layout {
+    /// The line up to the status, or the whole line when it has none.
+    fileprivate var line: String
+    /// The status, and whether it fits after the line or goes on a row of its own.
+    fileprivate var status: (value: Status, fits: Bool)?
+
+    /// The line and its overflow row, with the status coloured when `color`.
+    func joined(color: Bool) -> (line: String, overflow: String?) {
+      guard let status else { return (line, nil) }
+      let text = ProgressLine.colored(status.value, color: color)
+      return status.fits ? (line + "  " + text, nil) : (line, text)
+    }
+  }
+
+  /// Lays the line out for `width`, as ``rendered(width:unicode:color:)`` shows it.
+  func laidOut(width: Int, unicode: Bool) -> Layout {
     let room = max(width - 1, 1)
     var label = self.label
     var counts = self.counts
@@ -234,13 +256,11 @@ struct ProgressLine: Equatable {
           line += "  " + TerminalFormat.truncated(message, toColumns: left, ellipsis: ellipsis)
         }
       }
-      return (line, nil)
+      return Layout(line: line, status: nil)
     }
     // The status takes the place of the rate and the ETA, or any room left after the counts.
-    if columns(status.text) <= room - columns(line) - 2 {
-      return (line + "  " + colored(status.text, color: color), nil)
-    }
-    return (line, colored(status.text, color: color))
+    let fits = columns(status.text) <= room - columns(line) - 2
+    return Layout(line: line, status: (status, fits))
   }
 
   private func bar(cells: Int, unicode: Bool) -> String {
@@ -269,8 +289,9 @@ struct ProgressLine: Equatable {
     return text + close
   }
 
-  private func colored(_ text: String, color: Bool) -> String {
-    guard color, let status else { return text }
+  private static func colored(_ status: Status, color: Bool) -> String {
+    let text = status.text
+    guard color else { return text }
     switch status {
     case .success: return "\u{1B}[32m" + text + "\u{1B}[0m"
     case .failure: return "\u{1B}[31m" + text + "\u{1B}[0m"

@@ -345,10 +345,11 @@ public final class TerminalGroupRenderer: GroupRenderer {
       line.status = status.cut(toColumns: room, ellipsis: ellipsis)
     }
     // Colour adds escape sequences but no columns: the layout is measured without it.
-    let plain = line.rendered(width: columns, unicode: capabilities.supportsUnicode, color: false)
+    // One layout for both: colour changes only the status.
+    let layout = line.laidOut(width: columns, unicode: capabilities.supportsUnicode)
+    let plain = layout.joined(color: false)
     let colored =
-      capabilities.supportsColor && line.status != nil
-      ? line.rendered(width: columns, unicode: capabilities.supportsUnicode, color: true) : plain
+      capabilities.supportsColor && line.status != nil ? layout.joined(color: true) : plain
     var rows = [
       TerminalFormat.columns(plain.line) <= room
         ? colored.line : clipped(plain.line, columns: columns)

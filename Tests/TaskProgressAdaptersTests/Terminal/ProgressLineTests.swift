@@ -116,6 +116,30 @@ struct ProgressLineTests {
     #expect(fitting.hasSuffix("4/10  failed: timeout"))
   }
 
+  @Test func colourChangesOnlyTheStatusOfOneLayout() {
+    var line = ProgressLine(label: "Task", barFraction: 0.4, percentFraction: 0.4, counts: "4/10")
+    line.reserved = .forRun(RunProgress(completed: 0, of: 10), unit: .items)
+    let statuses: [ProgressLine.Status] = [
+      .success("done in 1.0s"), .failure("failed: timeout"), .note("cancelled"),
+      .failure("failed after 1.0s: the server closed the connection unexpectedly"),
+    ]
+    for status in statuses {
+      line.status = status
+      let layout = line.laidOut(width: 60, unicode: true)
+      let plain = line.rendered(width: 60, unicode: true, color: false)
+      let colored = line.rendered(width: 60, unicode: true, color: true)
+      #expect(layout.joined(color: false) == plain)
+      #expect(layout.joined(color: true) == colored)
+      // The escapes wrap the status alone: without them, the coloured line is the plain one.
+      let escapes = ["\u{1B}[32m", "\u{1B}[31m", "\u{1B}[0m"]
+      let stripped = { (text: String) in
+        escapes.reduce(text) { $0.replacing($1, with: "") }
+      }
+      #expect(stripped(colored.line) == plain.line)
+      #expect(colored.overflow.map(stripped) == plain.overflow)
+    }
+  }
+
   @Test func aWideLabelTakesTheColumnsItReallyTakes() {
     let line = ProgressLine(label: "重いタスク", barFraction: 0.5, percentFraction: 0.5)
     let text = render(line, width: 40)
