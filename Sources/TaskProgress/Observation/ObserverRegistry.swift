@@ -122,7 +122,7 @@ final class ObserverRegistry<Event> {
     // Only what the initial events' callbacks published or left to do: an empty round would
     // prune, a walk over every entry.
     if !wasDelivering, !queue.isEmpty || !afterRoundActions.isEmpty {
-      deliverQueued()
+      deliver(first: nil)
     }
     return token
   }
@@ -139,13 +139,18 @@ final class ObserverRegistry<Event> {
   }
 
   /// Queues all the events, then delivers them in order, now or after the current round.
-  func publish(contentsOf events: [Event]) {
+  func publish(contentsOf events: some Collection<Event>) {
+    // One event, the usual case, goes the way of `publish(_:)`, without the queue.
+    if events.count == 1, let event = events.first {
+      publish(event)
+      return
+    }
     for event in events {
       lastSequence += 1
       queue.append((lastSequence, event))
     }
     if !isDelivering {
-      deliverQueued()
+      deliver(first: nil)
     }
   }
 
@@ -168,10 +173,6 @@ final class ObserverRegistry<Event> {
       _ = entry.flag.cancel()
       entry.detach()
     }
-  }
-
-  private func deliverQueued() {
-    deliver(first: nil)
   }
 
   /// Delivers `first`, if any, then every queued event, in rounds, then prunes and runs what

@@ -351,7 +351,7 @@ public final class TaskRunner {
     if cancelled {
       self.cancel(run)
     }
-    guard machine.activeRun?.id == run else {
+    guard machine.activeReporters?.id == run else {
       lastRunTask = nil
       lastRunTaskRun = nil
       return run
@@ -554,12 +554,10 @@ public final class TaskRunner {
         : timing.flatMap { timing in
           states.first(where: \.phase.isActive)?.progress.map { timing.estimate(for: $0, at: now) }
         }
-      if states.count == 1, let state = states.first {
-        registry.publish(update(.stateChanged, state: state, at: now, estimate: ending))
-      } else {
-        registry.publish(
-          contentsOf: states.map { update(.stateChanged, state: $0, at: now, estimate: ending) })
-      }
+      registry.publish(
+        contentsOf: states.lazy.map {
+          self.update(.stateChanged, state: $0, at: now, estimate: ending)
+        })
     }
     if display.isAnimating(at: now) {
       if display.noteMotion() {
@@ -583,7 +581,7 @@ public final class TaskRunner {
 
   /// The signals of the active run's reporters, if a run is active: what tests watch.
   var activeSignals: RunSignals? {
-    machine.activeRun?.root.signals
+    machine.activeReporters?.root.signals
   }
 
   /// Whether frames are needed: a run is active (its reports must be read) or the display moves.
