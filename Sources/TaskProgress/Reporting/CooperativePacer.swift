@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -19,8 +21,12 @@ import Musl
 ///
 /// The budget counts the time the thread ran, not the time that passed: an item that suspends
 /// (a download, a sleep) gave its thread back already, and yielding after it would only add an
-/// executor switch per item. The pacer reads the thread's CPU time where the system has one; a
-/// loop that resumed on another thread suspended on the way, which counts as a yield.
+/// executor switch per item. The pacer reads the thread's CPU time where the system has one. A
+/// loop suspended on the way, which counts as a yield, when it resumed on another thread, or
+/// when another pacer's loop looked at the clock on its thread since it last did: two loops
+/// never run on one thread at once. Four hundred runners whose items sleep 10 ms share a few
+/// threads, and each finds the others' marks; counting the thread's time then, spent on the other
+/// loops, made them yield after one item in two.
 ///
 /// <!-- snippet: skip (an internal type, which only its module can use) -->
 /// ```swift
@@ -38,12 +44,16 @@ struct CooperativePacer {
   /// The time the thread ran since the loop last yielded or suspended.
   private var busy: Duration = .zero
   private var lastRun = ThreadRunTime.now()
+  /// This loop's mark on the threads it looks at the clock on.
+  private let mark = PacerMark.next()
   private var lastCheck = ContinuousClock.now
   private var stride = 1
   @usableFromInline var countdown = 1
 
   @usableFromInline
-  init() {}
+  init() {
+    PacerMark.swap(mark)
+  }
 
   /// Counts one item; returns whether it is time to look at the clock with ``yieldIfDue()``.
   @inlinable
@@ -65,8 +75,10 @@ struct CooperativePacer {
     }
     countdown = stride
     lastCheck = now
+    // Another loop's mark on this thread: this one was off it meanwhile, suspended.
+    let suspended = PacerMark.swap(mark) != mark
     let run = ThreadRunTime.now(after: lastRun)
-    busy = run.ran(since: lastRun).map { busy + $0 } ?? .zero
+    busy = suspended ? .zero : run.ran(since: lastRun).map { busy + $0 } ?? .zero
     lastRun = run
     if busy >= CooperativePacer.budget {
       await Task.yield()
@@ -82,7 +94,8 @@ struct ThreadRunTime {
   #if canImport(Darwin) || canImport(Glibc) || canImport(Musl)
   private let thread: pthread_t
   #endif
-  private let time: Duration
+  /// The time, or `nil` when the clock was not read: the caller had just come to this thread.
+  private let time: Duration?
 
   /// Now, on the calling thread.
   static func now() -> ThreadRunTime {
@@ -99,7 +112,7 @@ struct ThreadRunTime {
     #if canImport(Darwin) || canImport(Glibc) || canImport(Musl)
     let thread = pthread_self()
     if let earlier, pthread_equal(thread, earlier.thread) == 0 {
-      return ThreadRunTime(thread: thread, time: .zero)
+      return ThreadRunTime(thread: thread, time: nil)
     }
     var spec = timespec()
     if clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec) == 0 {
@@ -117,10 +130,53 @@ struct ThreadRunTime {
 
   /// The time the thread ran since `earlier`; `nil` when this is another thread, which the task
   /// reached by suspending.
+  ///
+  /// An `earlier` time that was not read (the task had just come to the thread) gives zero, not
+  /// the thread's whole life: the loop's time on it is counted from the next reading on.
   func ran(since earlier: ThreadRunTime) -> Duration? {
     #if canImport(Darwin) || canImport(Glibc) || canImport(Musl)
     guard pthread_equal(thread, earlier.thread) != 0 else { return nil }
     #endif
-    return time - earlier.time
+    guard let time, let earlierTime = earlier.time else { return .zero }
+    return time - earlierTime
+  }
+}
+
+/// The mark of the pacer's loop that last looked at the clock on the calling thread.
+///
+/// Marks are numbers that no two loops share; `0` is no loop's. A loop that finds another's mark
+/// on its thread was suspended since it last looked: a thread runs one task at a time.
+enum PacerMark {
+  private static let counter = Atomic<UInt>(0)
+
+  /// A mark of a new loop's own.
+  static func next() -> UInt {
+    counter.add(1, ordering: .relaxed).newValue
+  }
+
+  #if canImport(Darwin) || canImport(Glibc) || canImport(Musl)
+  /// The thread-specific slot of the marks, made once; `nil` if the system had none to give.
+  private static let key: pthread_key_t? = {
+    var key = pthread_key_t()
+    return pthread_key_create(&key, nil) == 0 ? key : nil
+  }()
+  #endif
+
+  /// Puts `mark` on the calling thread; returns the mark it had, `0` for none.
+  ///
+  /// Without a slot, it returns `mark`: no suspension is seen, and the loop counts its thread's
+  /// time, which may make it yield more often than it needs to, never less.
+  @discardableResult
+  static func swap(_ mark: UInt) -> UInt {
+    #if canImport(Darwin) || canImport(Glibc) || canImport(Musl)
+    guard let key else { return mark }
+    let old = UInt(bitPattern: pthread_getspecific(key))
+    if old != mark {
+      _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: mark))
+    }
+    return old
+    #else
+    return mark
+    #endif
   }
 }
