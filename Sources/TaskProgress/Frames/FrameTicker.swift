@@ -11,7 +11,13 @@
 final class FrameTicker {
   /// A client's place with the ticker.
   final class Registration {
+    /// The client, loaded once a frame, when the frame is due.
+    ///
+    /// A weak load is the dearest step of a frame that has little to do; ``isRemoved`` answers
+    /// every other question about the client.
     fileprivate weak var client: (any FrameClient)?
+    /// Whether the client was removed, or found gone: it gets no more frames.
+    fileprivate var isRemoved = false
     fileprivate let interval: Duration
     /// The order of registration: the order of every wake-up.
     fileprivate let order: UInt64
@@ -35,7 +41,9 @@ final class FrameTicker {
   private var lastOrder: UInt64 = 0
   /// The deadline the timer is set for.
   private var armed: Duration?
-  private var isWaking = false
+  /// Whether a wake-up is under way: what ``atEndOfWakeUp(_:)`` asks, for a caller that would
+  /// make its action only to have it dropped.
+  private(set) var isWaking = false
   /// What runs at the end of the wake-up under way, after every frame of it; `nil` outside a
   /// wake-up.
   private var endOfWakeUp: [@MainActor (Duration) -> Void]?
@@ -87,7 +95,8 @@ final class FrameTicker {
       }
       return
     }
-    guard registration.client != nil, registration.deadline == nil else { return }
+    // A client that asks again before its frame pays one load.
+    guard registration.deadline == nil, !registration.isRemoved else { return }
     let deadline = FrameTicker.gridPoint(after: now, interval: registration.interval)
     registration.deadline = deadline
     scheduledClients += 1
@@ -102,6 +111,7 @@ final class FrameTicker {
   func remove(_ registration: Registration) {
     setNeedsFrames(registration, false)
     registration.client = nil
+    registration.isRemoved = true
     if !isWaking, registration.isListed {
       listed.removeAll { $0 === registration }  // a wake-up would drop it, but none may come
     }
@@ -145,7 +155,7 @@ final class FrameTicker {
     endOfWakeUp = nil
     isWaking = false
     listed.removeAll { registration in
-      guard registration.deadline == nil || registration.client == nil else { return false }
+      guard registration.deadline == nil || registration.isRemoved else { return false }
       registration.isListed = false
       return true
     }
@@ -163,13 +173,16 @@ final class FrameTicker {
 
   /// Runs a registration's frame if it is due at `now`, and schedules the next one it asks for.
   private func serve(_ registration: Registration, at now: Duration) {
-    guard let deadline = registration.deadline, deadline <= now + timer.tolerance,
-      let client = registration.client
-    else { return }
+    guard let deadline = registration.deadline, deadline <= now + timer.tolerance else { return }
     registration.deadline = nil
     scheduledClients -= 1
+    guard let client = registration.client else {
+      // Gone without being removed: no more frames, and the list lets it go.
+      registration.isRemoved = true
+      return
+    }
     // The frame may ask for the next one itself, through `setNeedsFrames`.
-    if client.frame(at: now), registration.deadline == nil, registration.client != nil {
+    if client.frame(at: now), registration.deadline == nil, !registration.isRemoved {
       registration.deadline = FrameTicker.gridPoint(
         after: max(now, deadline), interval: registration.interval)
       scheduledClients += 1

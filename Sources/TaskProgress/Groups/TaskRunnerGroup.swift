@@ -510,6 +510,8 @@ public final class TaskRunnerGroup {
   /// - Returns: `false` when no wake-up is under way.
   private func sumUpAtEndOfWakeUp() -> Bool {
     guard !isSumScheduled else { return true }
+    // Outside a wake-up, no action is made only to be dropped: most changes come between two.
+    guard time.ticker.isWaking else { return false }
     isSumScheduled = time.ticker.atEndOfWakeUp { [weak self] tickerTime in
       guard let self else { return }
       if needsFrames {
