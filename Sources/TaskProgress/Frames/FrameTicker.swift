@@ -47,6 +47,9 @@ final class FrameTicker {
   /// What runs at the end of the wake-up under way, after every frame of it; `nil` outside a
   /// wake-up.
   private var endOfWakeUp: [@MainActor (Duration) -> Void]?
+  /// The last grid point computed, with the time and interval it was computed for: 128-bit
+  /// divisions, the same for every client of a wake-up.
+  private var lastGridPoint: (time: Duration, interval: Duration, point: Duration)?
   /// Whether registrations were listed during the wake-up, out of order.
   private var listedDuringWakeUp = false
 
@@ -97,7 +100,7 @@ final class FrameTicker {
     }
     // A client that asks again before its frame pays one load.
     guard registration.deadline == nil, !registration.isRemoved else { return }
-    let deadline = FrameTicker.gridPoint(after: now, interval: registration.interval)
+    let deadline = nextGridPoint(after: now, interval: registration.interval)
     registration.deadline = deadline
     scheduledClients += 1
     list(registration)
@@ -183,10 +186,21 @@ final class FrameTicker {
     }
     // The frame may ask for the next one itself, through `setNeedsFrames`.
     if client.frame(at: now), registration.deadline == nil, !registration.isRemoved {
-      registration.deadline = FrameTicker.gridPoint(
+      registration.deadline = nextGridPoint(
         after: max(now, deadline), interval: registration.interval)
       scheduledClients += 1
     }
+  }
+
+  /// ``gridPoint(after:interval:)``, kept for the next caller: the clients of one wake-up, and
+  /// those that ask between two, mostly share their time and interval.
+  private func nextGridPoint(after time: Duration, interval: Duration) -> Duration {
+    if let last = lastGridPoint, last.time == time, last.interval == interval {
+      return last.point
+    }
+    let point = FrameTicker.gridPoint(after: time, interval: interval)
+    lastGridPoint = (time, interval, point)
+    return point
   }
 
   /// The first point of the grid `k × interval` strictly after `time`.
