@@ -161,6 +161,11 @@ struct ProgressLine: Equatable {
     fileprivate var line: String
     /// The status, and whether it fits after the line or goes on a row of its own.
     fileprivate var status: (value: Status, fits: Bool)?
+    /// The columns of the plain line, its status included when it fits, or `nil` when they
+    /// were not added up (measure the line then).
+    let columns: Int?
+    /// The columns of the status, or 0 for none: what its own row takes when it does not fit.
+    let statusColumns: Int
 
     /// The line and its overflow row, with the status coloured when `color`.
     func joined(color: Bool) -> (line: String, overflow: String?) {
@@ -239,28 +244,50 @@ struct ProgressLine: Equatable {
 
     var line = label.isEmpty ? "" : label + " "
     line += bar(cells: cells, unicode: unicode)
+    // The line's columns, added up part by part rather than measured: the bar alone is tens of
+    // glyphs to walk. A sum is exact when no part begins with a mark that would join the space
+    // before it; otherwise the line is measured.
+    var lineColumns: Int? = (label.isEmpty ? 0 : labelColumns + 1) + cells + 2
     if let percent {
       line += " " + String(repeating: " ", count: 3 - percent.count) + percent + "%"
+      lineColumns? += 5
     }
-    for part in [counts, rate, eta, paused].compactMap({ $0 }) {
+    let parts = [
+      (counts, countsColumns), (rate, rateColumns), (eta, etaColumns), (paused, 6),
+    ]
+    for case (let part?, let partColumns) in parts {
       line += "  " + part
+      lineColumns =
+        TerminalFormat.startsCleanly(part) ? lineColumns.map { $0 + 2 + partColumns } : nil
     }
+    let measured = lineColumns ?? columns(line)
     guard let status else {
       // The message takes what is left: its room, and whatever the other parts leave of theirs.
-      let left = room - columns(line) - 2
+      let left = room - measured - 2
+      var total: Int? = measured
       if keepsMessage, let message, !message.isEmpty {
-        if columns(message) <= left {
+        let messageColumns = columns(message)
+        if messageColumns <= left {
           line += "  " + message
+          total = TerminalFormat.startsCleanly(message) ? measured + 2 + messageColumns : nil
         } else if left >= ProgressLine.shortestMessage {
           let ellipsis = unicode ? "…" : "..."
-          line += "  " + TerminalFormat.truncated(message, toColumns: left, ellipsis: ellipsis)
+          let cut = TerminalFormat.truncated(message, toColumns: left, ellipsis: ellipsis)
+          line += "  " + cut
+          total = TerminalFormat.startsCleanly(cut) ? measured + 2 + columns(cut) : nil
         }
       }
-      return Layout(line: line, status: nil)
+      return Layout(line: line, status: nil, columns: total, statusColumns: 0)
     }
     // The status takes the place of the rate and the ETA, or any room left after the counts.
-    let fits = columns(status.text) <= room - columns(line) - 2
-    return Layout(line: line, status: (status, fits))
+    let statusColumns = columns(status.text)
+    let fits = statusColumns <= room - measured - 2
+    var total: Int? = measured
+    if fits {
+      total = TerminalFormat.startsCleanly(status.text) ? measured + 2 + statusColumns : nil
+    }
+    return Layout(
+      line: line, status: (status, fits), columns: total, statusColumns: statusColumns)
   }
 
   private func bar(cells: Int, unicode: Bool) -> String {
@@ -270,23 +297,51 @@ struct ProgressLine: Equatable {
       let position = indeterminatePosition.isNaN ? 0 : min(max(indeterminatePosition, 0), 1)
       let start = Int((position * Double(cells - block)).rounded())
       let mark = unicode ? full : "="
-      return open + String(repeating: empty, count: start) + String(repeating: mark, count: block)
-        + String(repeating: empty, count: cells - block - start) + close
+      return ProgressLine.runs(
+        (open, 1), (empty, start), (mark, block), (empty, cells - block - start), (close, 1))
     }
     let fraction = barFraction.isNaN ? 0 : min(max(barFraction, 0), 1)
     let eighths = Int((fraction * Double(cells * 8)).rounded(.down))
     let whole = eighths / 8
-    var text = open + String(repeating: full, count: whole)
-    if whole < cells {
-      let partial = eighths % 8
-      if unicode {
-        text += partial == 0 ? empty : ["▏", "▎", "▍", "▌", "▋", "▊", "▉"][partial - 1]
-      } else {
-        text += partial >= 4 ? ">" : empty
-      }
-      text += String(repeating: empty, count: cells - whole - 1)
+    guard whole < cells else {
+      return ProgressLine.runs((open, 1), (full, whole), (close, 1))
     }
-    return text + close
+    let partial = eighths % 8
+    let edge =
+      unicode
+      ? (partial == 0 ? empty : ["▏", "▎", "▍", "▌", "▋", "▊", "▉"][partial - 1])
+      : (partial >= 4 ? ">" : empty)
+    return ProgressLine.runs(
+      (open, 1), (full, whole), (edge, 1), (empty, cells - whole - 1), (close, 1))
+  }
+
+  /// Each text repeated its count of times, one after the other, written as UTF-8 into one
+  /// string: `String(repeating:count:)` appends a block glyph at a time, half of what laying out
+  /// a final line cost.
+  private static func runs(_ runs: (text: String, count: Int)...) -> String {
+    let length = runs.reduce(0) { $0 + $1.text.utf8.count * max($1.count, 0) }
+    return String(unsafeUninitializedCapacity: length) { buffer in
+      var written = 0
+      for (text, count) in runs where count > 0 {
+        for byte in text.utf8 {
+          buffer[written] = byte
+          written += 1
+        }
+        // The first copy is written; the rest copy it, doubling.
+        let size = text.utf8.count
+        let first = written - size
+        var copied = size
+        while copied < size * count {
+          let chunk = min(copied, size * count - copied)
+          for offset in 0..<chunk {
+            buffer[written + offset] = buffer[first + offset]
+          }
+          written += chunk
+          copied += chunk
+        }
+      }
+      return written
+    }
   }
 
   private static func colored(_ status: Status, color: Bool) -> String {

@@ -30,6 +30,18 @@ enum TerminalFormat {
     return total
   }
 
+  /// Whether `text` begins a character of its own after a space: its first scalar is no mark
+  /// or joiner that would join the space into one character with it.
+  ///
+  /// Columns are counted by character where one holds U+FE0F, so the columns of `"  " + text`
+  /// are `2 + columns(text)` exactly when this holds.
+  static func startsCleanly(_ text: String) -> Bool {
+    guard let first = text.unicodeScalars.first, first.value >= 0x300 else { return true }
+    let properties = first.properties
+    return !properties.isGraphemeExtend && properties.generalCategory != .spacingMark
+      && first.value != 0x200D
+  }
+
   /// Whether `text` is printable ASCII only, one column a byte.
   private static func isPrintableASCII(_ text: String) -> Bool {
     text.utf8.allSatisfy { (0x20..<0x7F).contains($0) }

@@ -350,13 +350,14 @@ public final class TerminalGroupRenderer: GroupRenderer {
     let plain = layout.joined(color: false)
     let colored =
       capabilities.supportsColor && line.status != nil ? layout.joined(color: true) : plain
+    // The layout added its columns up; a line it could not add up is measured.
     var rows = [
-      TerminalFormat.columns(plain.line) <= room
+      (layout.columns ?? TerminalFormat.columns(plain.line)) <= room
         ? colored.line : clipped(plain.line, columns: columns)
     ]
     if let overflow = plain.overflow {
       rows.append(
-        TerminalFormat.columns(overflow) <= room
+        layout.statusColumns <= room
           ? colored.overflow ?? overflow : clipped(overflow, columns: columns))
     }
     return rows

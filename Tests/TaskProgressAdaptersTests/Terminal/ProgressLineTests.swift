@@ -116,6 +116,41 @@ struct ProgressLineTests {
     #expect(fitting.hasSuffix("4/10  failed: timeout"))
   }
 
+  @Test func theColumnsALayoutAddsUpAreTheColumnsOfItsLine() {
+    // Texts of every kind a part may hold: ASCII, wide, emoji asked for with U+FE0F, and texts
+    // that begin with a mark, which joins the space before it into one character.
+    let texts = [
+      "a.jpg", "写真.jpg", "⭐️ star", "\u{301}accent", "\u{FE0F}selector", "\u{200D}joiner",
+      "\u{0903}mark", "ok\u{0600}", "",
+    ]
+    let statuses: [ProgressLine.Status?] = [
+      nil, .success("done"), .failure("\u{301}failed: timeout"), .note("⭐️ cancelled"),
+      .failure(String(repeating: "long failure ", count: 8)),
+    ]
+    var added = 0
+    for text in texts {
+      for status in statuses {
+        for width in [12, 40, 80] {
+          var line = ProgressLine(
+            label: text, barFraction: 0.4, percentFraction: 0.4, counts: text + "4/10")
+          line.rate = text.isEmpty ? nil : text + " it/s"
+          line.message = text.isEmpty ? nil : text + " message"
+          line.status = status
+          let layout = line.laidOut(width: width, unicode: true)
+          let plain = layout.joined(color: false)
+          let measured = TerminalFormat.columns(plain.line)
+          if let columns = layout.columns {
+            added += 1
+            #expect(columns == measured, "\(text.debugDescription), \(width): \(plain.line)")
+          }
+          #expect(layout.statusColumns == status.map { TerminalFormat.columns($0.text) } ?? 0)
+        }
+      }
+    }
+    // Most lines are added up; those whose parts begin with a mark are measured.
+    #expect(added > texts.count * statuses.count * 3 / 2)
+  }
+
   @Test func colourChangesOnlyTheStatusOfOneLayout() {
     var line = ProgressLine(label: "Task", barFraction: 0.4, percentFraction: 0.4, counts: "4/10")
     line.reserved = .forRun(RunProgress(completed: 0, of: 10), unit: .items)
