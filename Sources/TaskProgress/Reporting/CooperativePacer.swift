@@ -75,10 +75,16 @@ struct CooperativePacer {
     }
     countdown = stride
     lastCheck = now
-    // Another loop's mark on this thread: this one was off it meanwhile, suspended.
-    let suspended = PacerMark.swap(mark) != mark
+    // Another loop's mark on this thread: this one was off it meanwhile, suspended. Its time
+    // starts over, and the thread's clock (a system call on Linux) is read at the next check
+    // that finds no other mark, not now.
+    if PacerMark.swap(mark) != mark {
+      busy = .zero
+      lastRun = .unread
+      return
+    }
     let run = ThreadRunTime.now(after: lastRun)
-    busy = suspended ? .zero : run.ran(since: lastRun).map { busy + $0 } ?? .zero
+    busy = run.ran(since: lastRun).map { busy + $0 } ?? .zero
     lastRun = run
     if busy >= CooperativePacer.budget {
       await Task.yield()
@@ -96,6 +102,16 @@ struct ThreadRunTime {
   #endif
   /// The time, or `nil` when the clock was not read: the caller had just come to this thread.
   private let time: Duration?
+
+  /// The calling thread, its clock not read: the start of a loop's time on it, which the next
+  /// reading there takes as its start.
+  static var unread: ThreadRunTime {
+    #if canImport(Darwin) || canImport(Glibc) || canImport(Musl)
+    ThreadRunTime(thread: pthread_self(), time: nil)
+    #else
+    ThreadRunTime(time: nil)
+    #endif
+  }
 
   /// Now, on the calling thread.
   static func now() -> ThreadRunTime {

@@ -35,6 +35,9 @@ struct CooperativePacerTests {
     let ran = try #require(second.ran(since: first))
     #expect(ran >= .zero)
     #expect(spin != 0)
+    // A loop that found another's mark starts over unread, here: its next reading is a start.
+    let unread = ThreadRunTime.unread
+    #expect(ThreadRunTime.now(after: unread).ran(since: unread) == .zero)
   }
 
   /// What `body` returns on a thread of its own, or `nil`, with an issue recorded, if the thread
