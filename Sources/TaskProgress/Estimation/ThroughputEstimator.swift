@@ -92,9 +92,9 @@ struct ThroughputEstimator: Sendable {
     }
     let advance = position - previousPosition
     guard advance > 0, time > previousTime else { return }
-    let interval = time - previousTime
-    let sample = advance / Self.seconds(interval)
-    let weight = Self.weight(interval)
+    let interval = Self.seconds(time - previousTime)  // once: a Duration's components divide
+    let sample = advance / interval
+    let weight = Self.weight(seconds: interval)
     let newSmoothed = smoothed * weight + sample * (1 - weight)
     let total = 1 - Self.weight(time - start)
     let newDoubleSmoothed = doubleSmoothed * weight + (newSmoothed / total) * (1 - weight)
@@ -146,7 +146,12 @@ struct ThroughputEstimator: Sendable {
 
   /// The weight left to what is `age` old: `0.1^(age / weightingInterval)`.
   static func weight(_ age: Duration) -> Double {
-    ElementaryFunctions.exp(seconds(age) / weightingSeconds * lnOneTenth)
+    weight(seconds: seconds(age))
+  }
+
+  /// The weight left to what is `age` seconds old.
+  static func weight(seconds age: Double) -> Double {
+    ElementaryFunctions.exp(age / weightingSeconds * lnOneTenth)
   }
 
   /// `duration` in seconds, from its components so that no attosecond is lost to a division.

@@ -758,54 +758,60 @@ final class ProgressNode: Sendable {
   private static func read(
     _ root: ProgressNode, attempts: Int, anyway: Bool, keepingReadings: Bool = false
   ) -> RunProgress? {
-    var stack = [
-      Reading(root, attempts: attempts, mayReadAnyway: anyway, keepsReadings: keepingReadings)
-    ]
-    // What the reading just popped gave its parent: a progress, or `nil` when it gave up; and
-    // whether the popped node is still marked.
+    // The reading under way is `top`; `parents` holds the readings above it, each waiting for
+    // the child under it. A root without children, as most are, is read without an array.
+    var parents: [Reading] = []
+    var top = Reading(
+      root, attempts: attempts, mayReadAnyway: anyway, keepsReadings: keepingReadings)
+    // What the reading just finished gave its parent: a progress, or `nil` when it gave up; and
+    // whether the finished node is still marked.
     var returned: (progress: RunProgress?, marked: Bool)? = nil
-    while !stack.isEmpty {
-      let top = stack.count - 1
+    reading: while true {
       if let result = returned {
         returned = nil
         if result.marked {
-          stack[top].keepMarked()
+          top.keepMarked()
         }
         if let progress = result.progress {
-          stack[top].add(progress)
+          top.add(progress)
         } else {
-          stack[top].endChildren()
-          guard stack[top].fallBack() else {
-            stack.removeLast().giveUp()
+          top.endChildren()
+          guard top.fallBack() else {
+            top.giveUp()
             returned = (nil, true)
+            guard let parent = parents.popLast() else { break reading }
+            top = parent
             continue
           }
         }
       }
-      if stack[top].needsWords, !stack[top].readWords() {
-        guard stack[top].fallBack() else {
-          stack.removeLast().giveUp()
+      if top.needsWords, !top.readWords() {
+        guard top.fallBack() else {
+          top.giveUp()
           returned = (nil, true)
+          guard let parent = parents.popLast() else { break reading }
+          top = parent
           continue
         }
         continue
       }
-      if let child = stack[top].nextChild() {
-        stack.append(
-          Reading(
-            child, mayReadAnyway: stack[top].isAnyway,
-            keepsReadings: stack[top].keepsReadings && !stack[top].isAnyway))
+      if let child = top.nextChild() {
+        let next = Reading(
+          child, mayReadAnyway: top.isAnyway, keepsReadings: top.keepsReadings && !top.isAnyway)
+        parents.append(top)
+        top = next
         continue
       }
-      stack[top].endChildren()
-      if stack[top].isConsistent {
-        let reading = stack.removeLast()
-        let progress = reading.progress
-        reading.keep(progress)
-        returned = (progress, reading.mark != ChangeMark.clean)
+      top.endChildren()
+      if top.isConsistent {
+        let progress = top.progress
+        top.keep(progress)
+        returned = (progress, top.mark != ChangeMark.clean)
+        guard let parent = parents.popLast() else { break reading }
+        top = parent
       } else {
-        stack[top].attempt += 1
-        stack[top].needsWords = true
+        top.attempt += 1
+        top.needsWords = true
       }
     }
     // Most runs count no bytes: their reading is returned as it is, without a copy.
