@@ -292,6 +292,8 @@ public final class TaskRunnerGroup {
     let id = member.id
     state.token = member.runner.follow { [weak self, unowned state] update in
       guard let self else { return }
+      // Held strongly for the call: a renderer that hears of it may remove the member.
+      let state = state
       let old = state.latest.state.phase
       state.take(update)
       changeShare(of: state)

@@ -45,6 +45,28 @@ private final class EventLog: GroupRenderer {
   }
 }
 
+/// A group renderer that removes a runner from the group as it hears that the runner's run
+/// ended.
+@MainActor
+private final class RemoveOnEnd: GroupRenderer {
+  let group: TaskRunnerGroup
+  var runners: [ObjectIdentifier: TaskRunner] = [:]
+  var removals = 0
+
+  init(group: TaskRunnerGroup) {
+    self.group = group
+  }
+
+  func render(_ event: TaskRunnerGroup.Event) {
+    guard case .updated(let id, let update) = event, update.reason == .stateChanged,
+      update.state.phase.isTerminal, let runner = runners[id]
+    else { return }
+    if group.remove(runner) {
+      removals += 1
+    }
+  }
+}
+
 @MainActor
 @Suite("Task runner group", .timeLimit(.minutes(1)))
 struct TaskRunnerGroupTests {
@@ -486,6 +508,33 @@ struct TaskRunnerGroupTests {
     #expect(kept != nil)
     group = nil
     #expect(kept == nil)
+  }
+
+  @Test("A renderer that removes a member as it hears of its end leaves the group whole")
+  func removedByARendererAsItEnds() async {
+    weak var removed: TaskRunner?
+    let group = TaskRunnerGroup(clock: clock)
+    let remover = RemoveOnEnd(group: group)
+    let token = group.attach(remover)
+    do {
+      let runner = makeRunner()
+      let other = makeRunner()
+      removed = runner
+      group.add(runner, label: "a")
+      group.add(other, label: "b")
+      remover.runners = [ObjectIdentifier(runner): runner]
+      _ = await runner.run { reporter in reporter.report(completed: 1, of: 1) }
+      clock.advance(by: frame)
+      // The member left while the group was telling its renderers of the end, and the rest
+      // of that call still found its state.
+      #expect(remover.removals == 1)
+      #expect(group.runners.map(ObjectIdentifier.init) == [ObjectIdentifier(other)])
+      #expect(group.counts.total == 1)
+      #expect(group.counts.idle == 1)
+      remover.runners = [:]
+    }
+    #expect(removed == nil)
+    token.cancel()
   }
 
   @Test("A detached renderer gets no more events")
