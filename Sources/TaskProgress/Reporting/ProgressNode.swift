@@ -758,60 +758,54 @@ final class ProgressNode: Sendable {
   private static func read(
     _ root: ProgressNode, attempts: Int, anyway: Bool, keepingReadings: Bool = false
   ) -> RunProgress? {
-    // The reading under way is `top`; `parents` holds the readings above it, each waiting for
-    // the child under it. A root without children, as most are, is read without an array.
-    var parents: [Reading] = []
-    var top = Reading(
-      root, attempts: attempts, mayReadAnyway: anyway, keepsReadings: keepingReadings)
-    // What the reading just finished gave its parent: a progress, or `nil` when it gave up; and
-    // whether the finished node is still marked.
+    var stack = [
+      Reading(root, attempts: attempts, mayReadAnyway: anyway, keepsReadings: keepingReadings)
+    ]
+    // What the reading just popped gave its parent: a progress, or `nil` when it gave up; and
+    // whether the popped node is still marked.
     var returned: (progress: RunProgress?, marked: Bool)? = nil
-    reading: while true {
+    while !stack.isEmpty {
+      let top = stack.count - 1
       if let result = returned {
         returned = nil
         if result.marked {
-          top.keepMarked()
+          stack[top].keepMarked()
         }
         if let progress = result.progress {
-          top.add(progress)
+          stack[top].add(progress)
         } else {
-          top.endChildren()
-          guard top.fallBack() else {
-            top.giveUp()
+          stack[top].endChildren()
+          guard stack[top].fallBack() else {
+            stack.removeLast().giveUp()
             returned = (nil, true)
-            guard let parent = parents.popLast() else { break reading }
-            top = parent
             continue
           }
         }
       }
-      if top.needsWords, !top.readWords() {
-        guard top.fallBack() else {
-          top.giveUp()
+      if stack[top].needsWords, !stack[top].readWords() {
+        guard stack[top].fallBack() else {
+          stack.removeLast().giveUp()
           returned = (nil, true)
-          guard let parent = parents.popLast() else { break reading }
-          top = parent
           continue
         }
         continue
       }
-      if let child = top.nextChild() {
-        let next = Reading(
-          child, mayReadAnyway: top.isAnyway, keepsReadings: top.keepsReadings && !top.isAnyway)
-        parents.append(top)
-        top = next
+      if let child = stack[top].nextChild() {
+        stack.append(
+          Reading(
+            child, mayReadAnyway: stack[top].isAnyway,
+            keepsReadings: stack[top].keepsReadings && !stack[top].isAnyway))
         continue
       }
-      top.endChildren()
-      if top.isConsistent {
-        let progress = top.progress
-        top.keep(progress)
-        returned = (progress, top.mark != ChangeMark.clean)
-        guard let parent = parents.popLast() else { break reading }
-        top = parent
+      stack[top].endChildren()
+      if stack[top].isConsistent {
+        let reading = stack.removeLast()
+        let progress = reading.progress
+        reading.keep(progress)
+        returned = (progress, reading.mark != ChangeMark.clean)
       } else {
-        top.attempt += 1
-        top.needsWords = true
+        stack[top].attempt += 1
+        stack[top].needsWords = true
       }
     }
     // Most runs count no bytes: their reading is returned as it is, without a copy.
