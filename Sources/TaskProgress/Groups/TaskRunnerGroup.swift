@@ -246,7 +246,8 @@ public final class TaskRunnerGroup {
     let leaving = candidates.filter { $0.isMember && $0.member.runner.state.phase.isTerminal }
     guard !leaving.isEmpty else { return }
     withMutation(keyPath: \.members) {
-      for state in leaving where state.isMember {
+      // `leave` passes over a member that a renderer removed meanwhile.
+      for state in leaving {
         leave(state)
       }
     }

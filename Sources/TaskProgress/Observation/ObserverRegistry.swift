@@ -139,12 +139,9 @@ final class ObserverRegistry<Event> {
   }
 
   /// Queues all the events, then delivers them in order, now or after the current round.
+  ///
+  /// A caller with one event calls ``publish(_:)``, which delivers it without the queue.
   func publish(contentsOf events: some Collection<Event>) {
-    // One event, the usual case, goes the way of `publish(_:)`, without the queue.
-    if events.count == 1, let event = events.first {
-      publish(event)
-      return
-    }
     for event in events {
       lastSequence += 1
       queue.append((lastSequence, event))

@@ -323,21 +323,11 @@ struct ProgressLine: Equatable {
     return String(unsafeUninitializedCapacity: length) { buffer in
       var written = 0
       for (text, count) in runs where count > 0 {
-        for byte in text.utf8 {
-          buffer[written] = byte
-          written += 1
-        }
-        // The first copy is written; the rest copy it, doubling.
-        let size = text.utf8.count
-        let first = written - size
-        var copied = size
-        while copied < size * count {
-          let chunk = min(copied, size * count - copied)
-          for offset in 0..<chunk {
-            buffer[written + offset] = buffer[first + offset]
+        for _ in 0..<count {
+          for byte in text.utf8 {
+            buffer[written] = byte
+            written += 1
           }
-          written += chunk
-          copied += chunk
         }
       }
       return written
