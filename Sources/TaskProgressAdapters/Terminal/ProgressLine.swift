@@ -157,7 +157,8 @@ struct ProgressLine: Equatable {
   ///
   /// The same layout gives the plain line and the coloured one, which differ only in the status.
   struct Layout {
-    /// The line up to the status, or the whole line when it has none.
+    /// The line up to the status, or the whole line when it has none, with room kept for the
+    /// status so that joining it writes in place.
     fileprivate var line: String
     /// The status, and whether it fits after the line or goes on a row of its own.
     fileprivate var status: (value: Status, fits: Bool)?
@@ -168,10 +169,21 @@ struct ProgressLine: Equatable {
     let statusColumns: Int
 
     /// The line and its overflow row, with the status coloured when `color`.
-    func joined(color: Bool) -> (line: String, overflow: String?) {
+    ///
+    /// Consuming: the layout's line, when no one else holds it, takes the status in place, in
+    /// the room kept for it.
+    consuming func joined(color: Bool) -> (line: String, overflow: String?) {
       guard let status else { return (line, nil) }
-      let text = ProgressLine.colored(status.value, color: color)
-      return status.fits ? (line + "  " + text, nil) : (line, text)
+      let (open, close) = ProgressLine.escapes(status.value, color: color)
+      let text = status.value.text
+      guard status.fits else {
+        return (line, open.isEmpty ? text : open + text + close)
+      }
+      line += "  "
+      line += open
+      line += text
+      line += close
+      return (line, nil)
     }
   }
 
@@ -242,105 +254,161 @@ struct ProgressLine: Equatable {
     }
     let cells = max(spare - (messageRoom == 0 ? 0 : messageRoom + 2), 3)
 
-    var line = label.isEmpty ? "" : label + " "
-    line += bar(cells: cells, unicode: unicode)
     // The line's columns, added up part by part rather than measured: the bar alone is tens of
     // glyphs to walk. A sum is exact when no part begins with a mark that would join the space
     // before it; otherwise the line is measured.
     var lineColumns: Int? = (label.isEmpty ? 0 : labelColumns + 1) + cells + 2
-    if let percent {
-      line += " " + String(repeating: " ", count: 3 - percent.count) + percent + "%"
+    if percent != nil {
       lineColumns? += 5
     }
     let parts = [
       (counts, countsColumns), (rate, rateColumns), (eta, etaColumns), (paused, 6),
     ]
     for case (let part?, let partColumns) in parts {
-      line += "  " + part
       lineColumns =
         TerminalFormat.startsCleanly(part) ? lineColumns.map { $0 + 2 + partColumns } : nil
     }
-    let measured = lineColumns ?? columns(line)
-    guard let status else {
+    // The line up to the message or the status, in the order it reads.
+    func writeParts(to sink: inout LineSink) {
+      if !label.isEmpty {
+        sink.append(label)
+        sink.append(" ")
+      }
+      ProgressLine.writeBar(
+        cells: cells, fraction: barFraction, position: indeterminatePosition, unicode: unicode,
+        to: &sink)
+      if let percent {
+        sink.append(" ", times: 4 - percent.count)
+        sink.append(percent)
+        sink.append("%")
+      }
+      for case (let part?, _) in parts {
+        sink.append("  ")
+        sink.append(part)
+      }
+    }
+    let measured = lineColumns ?? columns(ProgressLine.text(extra: 0, writeParts))
+    // What follows the parts: the message, whole or cut, or the status, if it fits.
+    var tail: String?
+    var total: Int? = measured
+    var statusColumns = 0
+    var statusFits = false
+    if let status {
+      // The status takes the place of the rate and the ETA, or any room left after the counts.
+      statusColumns = columns(status.text)
+      statusFits = statusColumns <= room - measured - 2
+      if statusFits {
+        total = TerminalFormat.startsCleanly(status.text) ? measured + 2 + statusColumns : nil
+      }
+    } else if keepsMessage, let message, !message.isEmpty {
       // The message takes what is left: its room, and whatever the other parts leave of theirs.
       let left = room - measured - 2
-      var total: Int? = measured
-      if keepsMessage, let message, !message.isEmpty {
-        let messageColumns = columns(message)
-        if messageColumns <= left {
-          line += "  " + message
-          total = TerminalFormat.startsCleanly(message) ? measured + 2 + messageColumns : nil
-        } else if left >= ProgressLine.shortestMessage {
-          let ellipsis = unicode ? "…" : "..."
-          let cut = TerminalFormat.truncated(message, toColumns: left, ellipsis: ellipsis)
-          line += "  " + cut
-          total = TerminalFormat.startsCleanly(cut) ? measured + 2 + columns(cut) : nil
-        }
+      let messageColumns = columns(message)
+      if messageColumns <= left {
+        tail = message
+        total = TerminalFormat.startsCleanly(message) ? measured + 2 + messageColumns : nil
+      } else if left >= ProgressLine.shortestMessage {
+        let ellipsis = unicode ? "…" : "..."
+        let cut = TerminalFormat.truncated(message, toColumns: left, ellipsis: ellipsis)
+        tail = cut
+        total = TerminalFormat.startsCleanly(cut) ? measured + 2 + columns(cut) : nil
       }
-      return Layout(line: line, status: nil, columns: total, statusColumns: 0)
     }
-    // The status takes the place of the rate and the ETA, or any room left after the counts.
-    let statusColumns = columns(status.text)
-    let fits = statusColumns <= room - measured - 2
-    var total: Int? = measured
-    if fits {
-      total = TerminalFormat.startsCleanly(status.text) ? measured + 2 + statusColumns : nil
+    // One string, written once, with room for a status that fits and its colour: joining it
+    // writes in place.
+    let statusRoom = statusFits ? (status?.text.utf8.count ?? 0) + 2 + ProgressLine.escapeBytes : 0
+    let line = ProgressLine.text(extra: statusRoom) { sink in
+      writeParts(to: &sink)
+      if let tail {
+        sink.append("  ")
+        sink.append(tail)
+      }
     }
     return Layout(
-      line: line, status: (status, fits), columns: total, statusColumns: statusColumns)
+      line: line, status: status.map { ($0, statusFits) }, columns: total,
+      statusColumns: statusColumns)
   }
 
-  private func bar(cells: Int, unicode: Bool) -> String {
+  /// Writes a bar of `cells` cells between its ends: filled to `fraction`, or, without one, a
+  /// block at `position` (0 to 1) of an indeterminate bar.
+  private static func writeBar(
+    cells: Int, fraction: Double?, position: Double, unicode: Bool, to sink: inout LineSink
+  ) {
     let (open, close, full, empty) = unicode ? ("▕", "▏", "█", " ") : ("[", "]", "#", " ")
-    guard let barFraction else {
+    sink.append(open)
+    defer { sink.append(close) }
+    guard let fraction else {
       let block = max(1, cells / 4)
-      let position = indeterminatePosition.isNaN ? 0 : min(max(indeterminatePosition, 0), 1)
+      let position = position.isNaN ? 0 : min(max(position, 0), 1)
       let start = Int((position * Double(cells - block)).rounded())
-      let mark = unicode ? full : "="
-      return ProgressLine.runs(
-        (open, 1), (empty, start), (mark, block), (empty, cells - block - start), (close, 1))
+      sink.append(empty, times: start)
+      sink.append(unicode ? full : "=", times: block)
+      sink.append(empty, times: cells - block - start)
+      return
     }
-    let fraction = barFraction.isNaN ? 0 : min(max(barFraction, 0), 1)
-    let eighths = Int((fraction * Double(cells * 8)).rounded(.down))
+    let clamped = fraction.isNaN ? 0 : min(max(fraction, 0), 1)
+    let eighths = Int((clamped * Double(cells * 8)).rounded(.down))
     let whole = eighths / 8
-    guard whole < cells else {
-      return ProgressLine.runs((open, 1), (full, whole), (close, 1))
-    }
+    sink.append(full, times: min(whole, cells))
+    guard whole < cells else { return }
     let partial = eighths % 8
     let edge =
       unicode
       ? (partial == 0 ? empty : ["▏", "▎", "▍", "▌", "▋", "▊", "▉"][partial - 1])
       : (partial >= 4 ? ">" : empty)
-    return ProgressLine.runs(
-      (open, 1), (full, whole), (edge, 1), (empty, cells - whole - 1), (close, 1))
+    sink.append(edge)
+    sink.append(empty, times: cells - whole - 1)
   }
 
-  /// Each text repeated its count of times, one after the other, written as UTF-8 into one
-  /// string: `String(repeating:count:)` appends a block glyph at a time, half of what laying out
-  /// a final line cost.
-  private static func runs(_ runs: (text: String, count: Int)...) -> String {
-    let length = runs.reduce(0) { $0 + $1.text.utf8.count * max($1.count, 0) }
-    return String(unsafeUninitializedCapacity: length) { buffer in
-      var written = 0
-      for (text, count) in runs where count > 0 {
-        for _ in 0..<count {
-          for byte in text.utf8 {
-            buffer[written] = byte
-            written += 1
-          }
-        }
-      }
-      return written
+  /// The most bytes the escapes around a coloured status add.
+  fileprivate static let escapeBytes = 9
+
+  /// The escapes that colour a status: green for a success, red for a failure, none for a note
+  /// or without `color`.
+  fileprivate static func escapes(_ status: Status, color: Bool) -> (open: String, close: String) {
+    guard color else { return ("", "") }
+    switch status {
+    case .success: return ("\u{1B}[32m", "\u{1B}[0m")
+    case .failure: return ("\u{1B}[31m", "\u{1B}[0m")
+    case .note: return ("", "")
     }
   }
 
-  private static func colored(_ status: Status, color: Bool) -> String {
-    let text = status.text
-    guard color else { return text }
-    switch status {
-    case .success: return "\u{1B}[32m" + text + "\u{1B}[0m"
-    case .failure: return "\u{1B}[31m" + text + "\u{1B}[0m"
-    case .note: return text
+  /// The text `write` writes, in one string made once, with room for `extra` more bytes.
+  ///
+  /// `write` runs twice: once to count the bytes, once to write them.
+  private static func text(extra: Int, _ write: (inout LineSink) -> Void) -> String {
+    var counter = LineSink(buffer: nil)
+    write(&counter)
+    return String(unsafeUninitializedCapacity: counter.count + extra) { buffer in
+      var writer = LineSink(buffer: buffer)
+      write(&writer)
+      return writer.count
+    }
+  }
+}
+
+/// Where a line's parts go: first a count of their bytes, then the bytes themselves, into a
+/// buffer of that size.
+private struct LineSink {
+  /// The buffer written to, or `nil` while counting.
+  let buffer: UnsafeMutableBufferPointer<UInt8>?
+  /// The bytes counted or written so far.
+  private(set) var count = 0
+
+  /// Appends `text`, `times` times.
+  mutating func append(_ text: String, times: Int = 1) {
+    guard times > 0 else { return }
+    guard let buffer else {
+      count += text.utf8.count * times
+      return
+    }
+    for _ in 0..<times {
+      // The count sized the buffer for these very parts; the bound only keeps a mistake in it.
+      for byte in text.utf8 where count < buffer.count {
+        buffer[count] = byte
+        count += 1
+      }
     }
   }
 }

@@ -289,7 +289,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
     let labelCap = max((columns - 1) / 3, 1)
     let width = min(labelColumns, labelCap)
 
-    var area = barLines.map { fitted(aligned($0, labelWidth: width), columns: columns)[0] }
+    var area = barLines.map { fitted(aligned($0, labelWidth: width), columns: columns).line }
     if hidden > 0 && rows > summaryRows {
       let ellipsis = drawer.output.capabilities.supportsUnicode ? "…" : "..."
       area.append(clipped("\(ellipsis) \(hidden) more", columns: columns))
@@ -297,9 +297,15 @@ public final class TerminalGroupRenderer: GroupRenderer {
     if let summaryLine {
       area.append(fittedSummary(aligned(summaryLine, labelWidth: width), columns: columns))
     }
-    let above = finalLines.flatMap { line in
+    var above: [String] = []
+    above.reserveCapacity(finalLines.count)
+    for line in finalLines {
       let labelWidth = min(max(width, TerminalFormat.columns(line.label)), labelCap)
-      return fitted(aligned(line, labelWidth: labelWidth), columns: columns)
+      let rows = fitted(aligned(line, labelWidth: labelWidth), columns: columns)
+      above.append(rows.line)
+      if let overflow = rows.overflow {
+        above.append(overflow)
+      }
     }
     return TerminalDrawer.Lines(above: above, area: area)
   }
@@ -320,7 +326,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// The summary line fitted to `columns`: when its counts per phase do not fit whole, the rate
   /// and the time left give way to them.
   private func fittedSummary(_ line: ProgressLine, columns: Int) -> String {
-    let text = fitted(line, columns: columns)[0]
+    let text = fitted(line, columns: columns).line
     guard let counts = line.message, line.rate != nil || line.eta != nil,
       !text.contains(counts)
     else { return text }
@@ -329,14 +335,15 @@ public final class TerminalGroupRenderer: GroupRenderer {
     shorter.eta = nil
     shorter.reserved.rate = 0
     shorter.reserved.eta = 0
-    return fitted(shorter, columns: columns)[0]
+    return fitted(shorter, columns: columns).line
   }
 
-  /// The rows a line takes at `columns`, each at most `columns - 1` wide.
+  /// The row a line takes at `columns`, at most `columns - 1` wide, and the row of its status
+  /// when that goes on a row of its own.
   ///
-  /// A line takes one row, or two for a final line whose status goes on a row of its own (cut
-  /// with `…` when it is longer than a row). At widths too small for the bar, the rows are cut.
-  private func fitted(_ line: ProgressLine, columns: Int) -> [String] {
+  /// A final line whose status does not fit after its bar takes a second row (cut with `…` when
+  /// it is longer than a row). At widths too small for the bar, the rows are cut.
+  private func fitted(_ line: ProgressLine, columns: Int) -> (line: String, overflow: String?) {
     let room = max(columns - 1, 0)
     let capabilities = drawer.output.capabilities
     var line = line
@@ -347,23 +354,23 @@ public final class TerminalGroupRenderer: GroupRenderer {
     // Colour adds escape sequences but no columns: the layout is measured without it.
     // One layout for both: colour changes only the status.
     let layout = line.laidOut(width: columns, unicode: capabilities.supportsUnicode)
-    let plain = layout.joined(color: false)
-    let colored =
-      capabilities.supportsColor && line.status != nil ? layout.joined(color: true) : plain
-    // The layout added its columns up; a line it could not add up is measured.
-    var rows = [
-      (layout.columns ?? TerminalFormat.columns(plain.line)) <= room
-        ? colored.line : clipped(plain.line, columns: columns)
-    ]
-    if let overflow = plain.overflow {
-      rows.append(
-        layout.statusColumns <= room
-          ? colored.overflow ?? overflow : clipped(overflow, columns: columns))
+    let color = capabilities.supportsColor && line.status != nil
+    // Most lines: the layout added their columns up, and they fit. The status was cut to a row.
+    if let added = layout.columns, added <= room, layout.statusColumns <= room {
+      return layout.joined(color: color)
     }
-    return rows
+    let plain = layout.joined(color: false)
+    let colored = color ? layout.joined(color: true) : plain
+    let first =
+      (layout.columns ?? TerminalFormat.columns(plain.line)) <= room
+      ? colored.line : clipped(plain.line, columns: columns)
+    let overflow = plain.overflow.map { overflow in
+      layout.statusColumns <= room
+        ? colored.overflow ?? overflow : clipped(overflow, columns: columns)
+    }
+    return (first, overflow)
   }
 
-  /// `text` cut to `columns - 1` columns, with no ellipsis.
   private func clipped(_ text: String, columns: Int) -> String {
     TerminalFormat.truncated(text, toColumns: max(columns - 1, 0), ellipsis: "")
   }
