@@ -138,6 +138,21 @@ final class ObserverRegistry<Event> {
     }
   }
 
+  /// Delivers two events, in order, to every observer, now or, when called from a callback,
+  /// after the round; what the first one's observers publish comes after the second.
+  ///
+  /// Outside a round neither goes through the queue: a run's end publishes its last report and
+  /// its outcome, on a runner whose queue, new for a queue's item, would grow for them.
+  func publish(_ first: Event, then second: Event) {
+    lastSequence += 2
+    if isDelivering {
+      queue.append((lastSequence - 1, first))
+      queue.append((lastSequence, second))
+    } else {
+      deliver(first: (lastSequence - 1, first), then: (lastSequence, second))
+    }
+  }
+
   /// Queues all the events, then delivers them in order, now or after the current round.
   ///
   /// A caller with one event calls ``publish(_:)``, which delivers it without the queue.
@@ -172,12 +187,17 @@ final class ObserverRegistry<Event> {
     }
   }
 
-  /// Delivers `first`, if any, then every queued event, in rounds, then prunes and runs what
-  /// waited for the rounds to end.
-  private func deliver(first: (sequence: UInt64, event: Event)?) {
+  /// Delivers `first`, if any, then `second`, if any, then every queued event, in rounds, then
+  /// prunes and runs what waited for the rounds to end.
+  private func deliver(
+    first: (sequence: UInt64, event: Event)?, then second: (sequence: UInt64, event: Event)? = nil
+  ) {
     isDelivering = true
     if let first {
       deliverRound(first.event, sequence: first.sequence)
+    }
+    if let second {
+      deliverRound(second.event, sequence: second.sequence)
     }
     var next = 0
     while next < queue.count {

@@ -81,7 +81,7 @@ struct RunStateMachine: Sendable {
     /// operation ended, and tasks of the run still waiting at a checkpoint go on, to find it over.
     let cancelsTask: Bool
     /// The states to publish, in order.
-    let states: [RunState]
+    let states: EndStates
     /// How the run ended: `.finished`, `.failed` or `.cancelled`.
     let outcome: RunState
     /// The run's timing after its last report, when the operation ended it: what the estimate
@@ -92,6 +92,30 @@ struct RunStateMachine: Sendable {
     /// published, so that the work behind them stops too; otherwise they are only let go of.
     var cancelsSources: Bool {
       outcome.phase != .finished
+    }
+  }
+
+  /// The states a run's end publishes, in order: its last report, if any, then its outcome, or
+  /// `.cancelled` then `.idle`.
+  ///
+  /// Kept inline: a run ends once, and an array of its one or two states was an allocation, and
+  /// a second one as it grew, for every run.
+  struct EndStates: RandomAccessCollection, Sendable {
+    private let first: RunState?
+    private let last: RunState
+
+    /// `first`, when there is one, then `last`.
+    init(_ first: RunState?, then last: RunState) {
+      self.first = first
+      self.last = last
+    }
+
+    var startIndex: Int { first == nil ? 1 : 0 }
+    var endIndex: Int { 2 }
+
+    subscript(position: Int) -> RunState {
+      precondition(position >= startIndex && position < endIndex, "index \(position) out of range")
+      return position == 1 ? last : first ?? last
     }
   }
 
@@ -266,10 +290,7 @@ struct RunStateMachine: Sendable {
     sourceCancelled: Bool = false, at now: Duration
   ) -> RunEnd? {
     guard activeReporters?.id == run else { return nil }
-    var states: [RunState] = []
-    if let state = reportsRead(lastReading, at: now) {
-      states.append(state)
-    }
+    let lastReport = reportsRead(lastReading, at: now)
     guard let ended = active.take() else { return nil }
     endedProgress = ended.progress
     switch result {
@@ -280,9 +301,9 @@ struct RunStateMachine: Sendable {
     case .failure(let error):
       current = error is CancellationError ? .cancelled : .failed(error)
     }
-    states.append(state)
     return RunEnd(
-      run: ended, cancelsTask: false, states: states, outcome: state, timing: ended.timing)
+      run: ended, cancelsTask: false, states: EndStates(lastReport, then: state), outcome: state,
+      timing: ended.timing)
   }
 
   /// Cancels the active run, or only `run` when given and still active.
@@ -292,7 +313,8 @@ struct RunStateMachine: Sendable {
     }
     endedProgress = ended.progress
     current = .cancelled
-    return RunEnd(run: ended, cancelsTask: true, states: [.cancelled], outcome: .cancelled)
+    return RunEnd(
+      run: ended, cancelsTask: true, states: EndStates(nil, then: .cancelled), outcome: .cancelled)
   }
 
   /// Ends an idle runner as cancelled without a run: a queue's item that will never start.
@@ -314,7 +336,9 @@ struct RunStateMachine: Sendable {
       guard let ended = active.take() else { return .publishIdle }  // unreachable: a run is active
       endedProgress = ended.progress
       return .endRunAndPublishIdle(
-        RunEnd(run: ended, cancelsTask: true, states: [.cancelled, .idle], outcome: .cancelled))
+        RunEnd(
+          run: ended, cancelsTask: true, states: EndStates(.cancelled, then: .idle),
+          outcome: .cancelled))
     case .finished, .failed, .cancelled:
       current = .idle
       return .publishIdle

@@ -554,13 +554,22 @@ public final class TaskRunner {
         : timing.flatMap { timing in
           states.first(where: \.phase.isActive)?.progress.map { timing.estimate(for: $0, at: now) }
         }
-      // One state, as in every frame: published without a closure, which held the runner (a
-      // retain through its side table) and checked its isolation, a tenth of a frame's cost.
-      if states.count == 1, let state = states.first {
-        registry.publish(update(.stateChanged, state: state, at: now, estimate: ending))
-      } else {
-        registry.publish(
-          contentsOf: states.map { update(.stateChanged, state: $0, at: now, estimate: ending) })
+      // One state, as in every frame, or the two of a run's end: published without a closure,
+      // which held the runner (a retain through its side table) and checked its isolation, a
+      // tenth of a frame's cost, and without an array. Both updates are made before either is
+      // delivered: an observer of the first may change the runner.
+      if let state = states.first {
+        let first = update(.stateChanged, state: state, at: now, estimate: ending)
+        let second = states.index(after: states.startIndex)
+        if second == states.endIndex {
+          registry.publish(first)
+        } else if states.index(after: second) == states.endIndex {
+          registry.publish(
+            first, then: update(.stateChanged, state: states[second], at: now, estimate: ending))
+        } else {
+          registry.publish(
+            contentsOf: states.map { update(.stateChanged, state: $0, at: now, estimate: ending) })
+        }
       }
     }
     if display.isAnimating(at: now) {

@@ -207,6 +207,39 @@ struct ObserverRegistryTests {
     #expect(registry.isEmpty)
   }
 
+  @Test func twoEventsPublishedTogetherReachEveryoneBeforeWhatTheFirstOnesObserversPublish() {
+    let registry = ObserverRegistry<Int>()
+    var first: [Int] = []
+    var second: [Int] = []
+    var added: [Int] = []
+    var tokens: [ObservationToken] = []
+    tokens.append(
+      registry.add(initial: 0) { event in
+        first.append(event)
+        if event == 1 {
+          // Published from the first event's round: it comes after the second event.
+          registry.publish(3)
+          // Added mid-round, after 3 was published: its initial event stands for everything
+          // published so far, and it sees what comes after.
+          tokens.append(registry.add(initial: 100) { added.append($0) })
+        }
+        if event == 3 {
+          // Published two at once from inside a round: queued, in order, after the round.
+          registry.publish(4, then: 5)
+        }
+      })
+    tokens.append(registry.add(initial: 0) { second.append($0) })
+    registry.publish(1, then: 2)
+    #expect(first == [0, 1, 2, 3, 4, 5])
+    #expect(second == [0, 1, 2, 3, 4, 5])
+    #expect(added == [100, 4, 5])
+    // Outside a round, too.
+    registry.publish(6, then: 7)
+    #expect(first.suffix(2) == [6, 7])
+    #expect(second.suffix(2) == [6, 7])
+    #expect(added.suffix(2) == [6, 7])
+  }
+
   @Test func aRunnerMakesFramesOnlyForRenderersNotForObserversOfStates() async {
     let clock = ManualClock()
     let runner = TaskRunner(animation: .instant, clock: clock)
