@@ -4,9 +4,11 @@ extension FrameTicker {
   }
 
   /// The ticker of the system's continuous clock, shared by every runner on it.
-  private static let continuous = FrameTicker(timer: MainQueueFrameTimer(clock: ContinuousClock()))
+  private static let continuous = FrameTicker(
+    timer: MainQueueFrameTimer(clock: ContinuousClock()), lastsForever: true)
   /// The ticker of the suspending clock, shared by every runner on it.
-  private static let suspending = FrameTicker(timer: MainQueueFrameTimer(clock: SuspendingClock()))
+  private static let suspending = FrameTicker(
+    timer: MainQueueFrameTimer(clock: SuspendingClock()), lastsForever: true)
   /// The tickers of clocks that are objects, such as a ``ManualClock``, by the clock's identity.
   private static var byClock: [ObjectIdentifier: WeakTicker] = [:]
 

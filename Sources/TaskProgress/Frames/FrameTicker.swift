@@ -53,9 +53,21 @@ final class FrameTicker {
   /// Whether registrations were listed during the wake-up, out of order.
   private var listedDuringWakeUp = false
 
-  init(timer: any FrameTimer) {
+  /// A ticker that wakes up when `timer` fires.
+  ///
+  /// - Parameters:
+  ///   - timer: The timer of the ticker's clock.
+  ///   - lastsForever: Whether the ticker lives as long as the program, as the shared tickers of
+  ///     the standard clocks do: then the timer's handler holds it strongly. No weak reference
+  ///     gives it a side table, through which every retain of it would go, and every runner and
+  ///     group retains its ticker at each change (a third of a group's `setNeedsFrame`).
+  init(timer: any FrameTimer, lastsForever: Bool = false) {
     self.timer = timer
-    timer.setHandler { [weak self] in self?.wakeUp() }
+    if lastsForever {
+      timer.setHandler { self.wakeUp() }
+    } else {
+      timer.setHandler { [weak self] in self?.wakeUp() }
+    }
   }
 
   /// The time on the ticker's clock.

@@ -36,6 +36,9 @@ public final class TaskRunnerGroup {
     var isMember = true
     /// Whether a queue of the group has yet to start it: counted as waiting.
     var isWaiting = false
+    /// Whether the runner's first update, the one it gives at once when followed, has come:
+    /// ``TaskRunnerGroup/insert(_:waiting:)`` counts that one itself.
+    var hasJoined = false
 
     init(member: Member, latest: ProgressUpdate, slot: Int) {
       self.member = member
@@ -289,7 +292,6 @@ public final class TaskRunnerGroup {
     // the state go (`remove`, the group's `deinit`), and a runner calls no cancelled callback;
     // without a weak reference, the state's retains and releases take the fast path (weak ones
     // were a fifth of `removeEnded`).
-    var isFirst = true
     let id = member.id
     state.token = member.runner.follow { [weak self, unowned state] update in
       guard let self else { return }
@@ -301,8 +303,8 @@ public final class TaskRunnerGroup {
       if update.state.phase.isTerminal && !old.isTerminal {
         ended.append(id)
       }
-      if isFirst {
-        isFirst = false  // counted by `insert`
+      if !state.hasJoined {
+        state.hasJoined = true  // counted by `insert`
       } else {
         if update.state.phase != .idle {
           stopWaiting(state)

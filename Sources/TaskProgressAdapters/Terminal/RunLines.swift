@@ -26,7 +26,7 @@ struct RunLines {
   private var reservation: (unit: ProgressUnit, kind: Kind, room: ProgressLine.Reservation)?
 
   /// What the room kept after the bar depends on, besides the unit.
-  private struct Kind: Equatable {
+  private struct Kind: Equatable, Sendable {
     var isDeterminate: Bool
     var measure: RunLines.Measure?
     var total: Int?
@@ -55,9 +55,29 @@ struct RunLines {
     }
     let kind = Kind(progress)
     if reservation?.unit != unit || reservation?.kind != kind {
-      reservation = (unit, kind, ProgressLine.Reservation.forRun(progress, unit: unit))
+      reservation = (unit, kind, RunLines.reservation(for: progress, kind: kind, unit: unit))
     }
     return pauseChanged
+  }
+
+  /// The last reservation made, by any run: the next run of a queue most likely has the same kind
+  /// of progress, in the same unit.
+  private static let lastReservation = Locked<
+    (unit: ProgressUnit, kind: Kind, room: ProgressLine.Reservation)?
+  >(nil)
+
+  /// The room a run's line keeps for its parts: the last one made when the unit and the kind of
+  /// progress are the same (it depends on nothing else), else made afresh, formatting counts and
+  /// rates to measure them.
+  private static func reservation(
+    for progress: RunProgress, kind: Kind, unit: ProgressUnit
+  ) -> ProgressLine.Reservation {
+    if let last = lastReservation.withLock({ $0 }), last.unit == unit, last.kind == kind {
+      return last.room
+    }
+    let room = ProgressLine.Reservation.forRun(progress, unit: unit)
+    lastReservation.withLock { $0 = (unit, kind, room) }
+    return room
   }
 
   // MARK: - On a terminal
