@@ -179,8 +179,12 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   /// Takes in a member's update: its run begins, moves, pauses or ends.
   private func take(_ update: ProgressUpdate, for id: ObjectIdentifier) {
-    guard members[id] != nil else { return }
-    take(update, into: &members[id]!)  // in place
+    // The frames of a run that ended change nothing here: its final line was made from the
+    // state that ended it. A queue's every item gives one; it costs no lookup.
+    if update.reason == .frame, update.state.phase.isTerminal {
+      return
+    }
+    members.modify(id) { take(update, into: &$0) }  // in place, one lookup
   }
 
   /// Takes `update` into `member`.
