@@ -134,6 +134,8 @@ extension TaskRunnerGroup {
       let weights = newItems.map(weight)
       guard let group, machine.append(count: newItems.count) != nil else { return false }
       items.append(contentsOf: newItems)
+      var members: [Member] = []
+      members.reserveCapacity(newItems.count)
       for (label, weight) in zip(labels, weights) {
         // No animation: a queue's runners come and go by the thousand, and each that eased
         // its bar after its run ended would cost a frame on every frame until it settled, a
@@ -143,10 +145,11 @@ extension TaskRunnerGroup {
           animation: .instant, updateInterval: group.updateInterval, clock: group.clock)
         runner.unit = group.unit
         runners.append(runner)
-        let member = Member(
-          runner: runner, label: label, weight: weight.isFinite && weight >= 0 ? weight : nil)
-        _ = group.insert(member, waiting: true)
+        members.append(
+          Member(
+            runner: runner, label: label, weight: weight.isFinite && weight >= 0 ? weight : nil))
       }
+      group.insertWaiting(members)
       startWhatFits()
       group.sumUpIfNeeded()
       return true

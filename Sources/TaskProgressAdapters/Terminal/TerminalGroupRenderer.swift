@@ -118,7 +118,10 @@ public final class TerminalGroupRenderer: GroupRenderer {
       guard members.append(.init(id: member.id, label: label)) else { return }
       memberLabelColumns = max(memberLabelColumns, TerminalFormat.columns(label))
       needsRedraw = true
-      take(update, for: member.id)
+      // A member that joins idle, as a queue's waiting items do, has nothing to take.
+      if update.state.phase != .idle {
+        take(update, for: member.id)
+      }
     case .updated(let id, let update):
       take(update, for: id)
     case .left(let id):

@@ -20,6 +20,35 @@ private final class ActOnFirstStart: GroupRenderer {
   }
 }
 
+/// A group renderer that removes the member at `index` of the group as the first member joins,
+/// and keeps the labels it heard join and leave.
+@MainActor
+private final class RemoveOnFirstJoin: GroupRenderer {
+  weak var group: TaskRunnerGroup?
+  let index: Int
+  var joined: [String] = []
+  var left: [ObjectIdentifier] = []
+  var removed: ObjectIdentifier?
+
+  init(removingMemberAt index: Int) {
+    self.index = index
+  }
+
+  func render(_ event: TaskRunnerGroup.Event) {
+    switch event {
+    case .joined(let member, _):
+      joined.append(member.label)
+      if removed == nil, let group, group.members.count > index {
+        let runner = group.members[index].runner
+        removed = ObjectIdentifier(runner)
+        group.remove(runner)
+      }
+    case .left(let id): left.append(id)
+    case .updated, .frame: break
+    }
+  }
+}
+
 /// A group's queue: items in runners of their own, a few at a time, held by a pause and ended by
 /// a cancel.
 @MainActor
@@ -59,6 +88,24 @@ struct TaskRunnerGroupQueueTests {
   }
 
   // MARK: - Running
+
+  @Test func aMemberOfAQueuesBatchRemovedBeforeItJoinedIsNeverCountedNorHeardOf() throws {
+    let group = TaskRunnerGroup(clock: clock)
+    let renderer = RemoveOnFirstJoin(removingMemberAt: 3)
+    renderer.group = group
+    group.attach(renderer)
+    let queue = try #require(startQueue(6, maxConcurrency: 1, in: group))
+    // The queue's six members are in the group, for Observation, before each is followed: the
+    // renderer removes the fourth as the first joins.
+    #expect(renderer.joined == ["0", "1", "2", "4", "5"])
+    #expect(renderer.left.isEmpty)
+    #expect(group.members.map(\.label) == ["0", "1", "2", "4", "5"])
+    #expect(group.counts.description == "1 running, 4 waiting")
+    #expect(group.summary.totalUnits == 5)
+    #expect(queue.runners.count == 6)
+    queue.cancel()
+    #expect(group.counts.description == "5 cancelled")
+  }
 
   @Test func itemsJoinAsWaitingMembersAndAtMostKRunAtOnce() async throws {
     let group = TaskRunnerGroup(clock: clock)
