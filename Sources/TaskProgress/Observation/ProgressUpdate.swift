@@ -32,7 +32,27 @@ public struct ProgressUpdate: Sendable, Equatable {
   ///
   /// It is ``TaskRunner/lastProgress``: a renderer shows the last counts of a finished run from
   /// it. `nil` while idle.
-  public let lastProgress: RunProgress?
+  public var lastProgress: RunProgress? {
+    lastProgressBox?.progress ?? state.progress
+  }
+
+  /// ``lastProgress`` when it is not the state's own, as at the end of a run, on the heap.
+  ///
+  /// An update is copied at every hop, from a runner to a group to its renderers; a second
+  /// progress inline, the same as the state's in every update of a run under way, was a third of
+  /// its size.
+  private let lastProgressBox: ProgressBox?
+
+  /// A progress kept apart from an update.
+  final class ProgressBox: Sendable {
+    /// The progress.
+    let progress: RunProgress
+
+    /// Boxes `progress`.
+    init(_ progress: RunProgress) {
+      self.progress = progress
+    }
+  }
 
   /// The unit to show the counts beside the bar and ``throughput`` in, for ``lastProgress``:
   /// bytes when the run counts bytes, files when it counts files, else ``unit``.
@@ -57,7 +77,20 @@ public struct ProgressUpdate: Sendable, Equatable {
     throughput: Double? = nil, estimatedTimeRemaining: Duration? = nil,
     unit: ProgressUnit = .items, lastProgress: RunProgress? = nil
   ) {
-    self.lastProgress = lastProgress ?? state.progress
+    self.init(
+      reason: reason, state: state, displayedProgress: displayedProgress, time: time,
+      throughput: throughput, estimatedTimeRemaining: estimatedTimeRemaining, unit: unit,
+      lastProgressBox: lastProgress.flatMap { $0 == state.progress ? nil : ProgressBox($0) })
+  }
+
+  /// An update whose ``lastProgress`` is the boxed one, or the state's own without a box: a
+  /// runner keeps one box for the end of its run, for every update after it.
+  init(
+    reason: Reason, state: RunState, displayedProgress: Double, time: Duration,
+    throughput: Double?, estimatedTimeRemaining: Duration?, unit: ProgressUnit,
+    lastProgressBox: ProgressBox?
+  ) {
+    self.lastProgressBox = lastProgressBox
     self.reason = reason
     self.state = state
     self.displayedProgress = displayedProgress
@@ -65,5 +98,14 @@ public struct ProgressUpdate: Sendable, Equatable {
     self.throughput = throughput
     self.estimatedTimeRemaining = estimatedTimeRemaining
     self.unit = unit
+  }
+
+  /// Whether two updates are the same in every field, their last progress compared by value.
+  public static func == (lhs: ProgressUpdate, rhs: ProgressUpdate) -> Bool {
+    lhs.reason == rhs.reason && lhs.state == rhs.state
+      && lhs.displayedProgress == rhs.displayedProgress && lhs.time == rhs.time
+      && lhs.throughput == rhs.throughput
+      && lhs.estimatedTimeRemaining == rhs.estimatedTimeRemaining && lhs.unit == rhs.unit
+      && lhs.lastProgress == rhs.lastProgress
   }
 }

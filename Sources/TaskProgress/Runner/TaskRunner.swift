@@ -26,6 +26,8 @@ public final class TaskRunner {
   @ObservationIgnored private(set) var lastRunTask: Task<Void, Never>?
   /// The run whose task ``lastRunTask`` is.
   @ObservationIgnored private var lastRunTaskRun: RunID?
+  /// ``RunStateMachine/endedProgress`` boxed for the updates of an ended run.
+  @ObservationIgnored private var endedBox: ProgressUpdate.ProgressBox?
 
   /// What the counts of this runner's runs measure, for the views and renderers that format
   /// them: items by default, or bytes.
@@ -646,7 +648,16 @@ public final class TaskRunner {
       reason: reason, state: state, displayedProgress: display.value(at: now), time: now,
       throughput: estimate.throughput, estimatedTimeRemaining: estimate.timeRemaining,
       unit: unit,
-      lastProgress: state.progress ?? (state.phase.isTerminal ? machine.endedProgress : nil))
+      lastProgressBox: state.progress == nil && state.phase.isTerminal ? endedProgressBox() : nil)
+  }
+
+  /// Where the last run that ended got to, boxed once for every update after its end.
+  private func endedProgressBox() -> ProgressUpdate.ProgressBox? {
+    guard let ended = machine.endedProgress else { return nil }
+    if endedBox?.progress != ended {
+      endedBox = ProgressUpdate.ProgressBox(ended)
+    }
+    return endedBox
   }
 }
 

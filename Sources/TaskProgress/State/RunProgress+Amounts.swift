@@ -15,6 +15,26 @@ extension RunProgress {
     }
   }
 
+  /// A progress's ``Amounts``, kept apart from it; equal and hashed by value, so that progress
+  /// values compare as they did with the amounts inline.
+  final class AmountsBox: Hashable, Sendable {
+    /// The amounts.
+    let amounts: Amounts
+
+    /// Boxes `amounts`.
+    init(_ amounts: Amounts) {
+      self.amounts = amounts
+    }
+
+    static func == (lhs: AmountsBox, rhs: AmountsBox) -> Bool {
+      lhs === rhs || lhs.amounts == rhs.amounts
+    }
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(amounts)
+    }
+  }
+
   // MARK: - Bytes and files
 
   /// The bytes done, summed over every reporter of the run, children finished or under way;

@@ -19,7 +19,11 @@ public struct RunProgress: Hashable, Sendable {
   public let message: String?
   /// The bytes and files the run's reporters counted, apart from the units of the fraction;
   /// `nil` when none did.
-  let amounts: Amounts?
+  var amounts: Amounts? { amountsBox?.amounts }
+  /// ``amounts``, on the heap: most runs count no bytes or files, and a progress is copied at
+  /// every hop of an update, from the runner to a group to its renderers. Inline, the four
+  /// counts were half of its size.
+  private let amountsBox: AmountsBox?
 
   /// Creates a determinate progress from a fraction.
   ///
@@ -33,7 +37,7 @@ public struct RunProgress: Hashable, Sendable {
     self.completedCount = nil
     self.totalCount = nil
     self.message = message
-    self.amounts = nil
+    self.amountsBox = nil
   }
 
   /// Creates a determinate progress from counts: `completed` of `total` units.
@@ -52,7 +56,7 @@ public struct RunProgress: Hashable, Sendable {
     self.totalCount = total
     self.fractionCompleted = total == 0 ? 1 : Double(completed) / Double(total)
     self.message = message
-    self.amounts = nil
+    self.amountsBox = nil
   }
 
   /// Creates a determinate progress whose fraction goes beyond its counts: `completed` of `total`
@@ -74,7 +78,7 @@ public struct RunProgress: Hashable, Sendable {
     self.totalCount = total
     self.fractionCompleted = total == 0 ? 1 : RunProgress.clampedFraction(fractionCompleted)
     self.message = message
-    self.amounts = nil
+    self.amountsBox = nil
   }
 
   /// Creates an indeterminate progress: work is under way but its size is unknown.
@@ -98,7 +102,7 @@ public struct RunProgress: Hashable, Sendable {
     self.completedCount = completed
     self.totalCount = nil
     self.message = message
-    self.amounts = nil
+    self.amountsBox = nil
   }
 
   /// This progress with another status text.
@@ -108,7 +112,7 @@ public struct RunProgress: Hashable, Sendable {
   public func withMessage(_ message: String?) -> RunProgress {
     RunProgress(
       fractionCompleted: fractionCompleted, completedCount: completedCount,
-      totalCount: totalCount, message: message, amounts: amounts)
+      totalCount: totalCount, message: message, amountsBox: amountsBox)
   }
 
   /// Every field as given, already valid.
@@ -116,11 +120,20 @@ public struct RunProgress: Hashable, Sendable {
     fractionCompleted: Double?, completedCount: Int?, totalCount: Int?, message: String?,
     amounts: Amounts?
   ) {
+    self.init(
+      fractionCompleted: fractionCompleted, completedCount: completedCount,
+      totalCount: totalCount, message: message, amountsBox: amounts.map(AmountsBox.init))
+  }
+
+  private init(
+    fractionCompleted: Double?, completedCount: Int?, totalCount: Int?, message: String?,
+    amountsBox: AmountsBox?
+  ) {
     self.fractionCompleted = fractionCompleted
     self.completedCount = completedCount
     self.totalCount = totalCount
     self.message = message
-    self.amounts = amounts
+    self.amountsBox = amountsBox
   }
 
   /// Clamps to `0...1`, maps NaN to 0 and turns `-0.0` into `0.0`.
