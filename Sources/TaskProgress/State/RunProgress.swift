@@ -20,9 +20,10 @@ public struct RunProgress: Hashable, Sendable {
   /// The bytes and files the run's reporters counted, apart from the units of the fraction;
   /// `nil` when none did.
   var amounts: Amounts? { amountsBox?.amounts }
-  /// ``amounts``, on the heap: most runs count no bytes or files, and a progress is copied at
-  /// every hop of an update, from the runner to a group to its renderers. Inline, the four
-  /// counts were half of its size.
+  /// ``amounts``, on the heap.
+  ///
+  /// Most runs count no bytes or files, and a progress is copied at every hop of an update, from
+  /// the runner to a group to its renderers. Inline, the four counts were half of its size.
   private let amountsBox: AmountsBox?
 
   /// Creates a determinate progress from a fraction.
