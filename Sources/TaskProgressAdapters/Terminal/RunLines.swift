@@ -46,7 +46,8 @@ struct RunLines {
 
   /// Takes in a state change of the run, whose counts are shown in `unit`; returns whether the
   /// run paused or resumed with it.
-  mutating func take(_ progress: RunProgress, isPaused: Bool, unit: ProgressUnit) -> Bool {
+  @MainActor mutating func take(_ progress: RunProgress, isPaused: Bool, unit: ProgressUnit) -> Bool
+  {
     let pauseChanged = self.isPaused != isPaused
     self.progress = progress
     self.isPaused = isPaused
@@ -60,23 +61,26 @@ struct RunLines {
     return pauseChanged
   }
 
-  /// The last reservation made, by any run: the next run of a queue most likely has the same kind
-  /// of progress, in the same unit.
-  private static let lastReservation = Locked<
-    (unit: ProgressUnit, kind: Kind, room: ProgressLine.Reservation)?
-  >(nil)
+  /// The last reservations made, by any run, the latest last: the next run of a queue most
+  /// likely goes through the same kinds of progress, in the same unit (a run of a queue starts
+  /// with no counts, then counts).
+  @MainActor private static var recentReservations:
+    [(unit: ProgressUnit, kind: Kind, room: ProgressLine.Reservation)] = []
 
-  /// The room a run's line keeps for its parts: the last one made when the unit and the kind of
+  /// The room a run's line keeps for its parts: a recent one when the unit and the kind of
   /// progress are the same (it depends on nothing else), else made afresh, formatting counts and
   /// rates to measure them.
-  private static func reservation(
+  @MainActor private static func reservation(
     for progress: RunProgress, kind: Kind, unit: ProgressUnit
   ) -> ProgressLine.Reservation {
-    if let last = lastReservation.withLock({ $0 }), last.unit == unit, last.kind == kind {
-      return last.room
+    if let recent = recentReservations.last(where: { $0.kind == kind && $0.unit == unit }) {
+      return recent.room
     }
     let room = ProgressLine.Reservation.forRun(progress, unit: unit)
-    lastReservation.withLock { $0 = (unit, kind, room) }
+    if recentReservations.count == 4 {
+      recentReservations.removeFirst()
+    }
+    recentReservations.append((unit, kind, room))
     return room
   }
 
