@@ -261,10 +261,15 @@ struct ProgressLine: Equatable {
     if percent != nil {
       lineColumns? += 5
     }
-    let parts = [
-      (counts, countsColumns), (rate, rateColumns), (eta, etaColumns), (paused, 6),
-    ]
-    for case (let part?, let partColumns) in parts {
+    // The parts after the bar that are kept, in the order they read, with their columns: no
+    // array, which a line would allocate.
+    func forEachPart(_ body: (String, Int) -> Void) {
+      if let counts { body(counts, countsColumns) }
+      if let rate { body(rate, rateColumns) }
+      if let eta { body(eta, etaColumns) }
+      if let paused { body(paused, 6) }
+    }
+    forEachPart { part, partColumns in
       lineColumns =
         TerminalFormat.startsCleanly(part) ? lineColumns.map { $0 + 2 + partColumns } : nil
     }
@@ -282,7 +287,7 @@ struct ProgressLine: Equatable {
         sink.append(percent)
         sink.append("%")
       }
-      for case (let part?, _) in parts {
+      forEachPart { part, _ in
         sink.append("  ")
         sink.append(part)
       }
