@@ -408,12 +408,24 @@ private struct LineSink {
       count += text.utf8.count * times
       return
     }
-    for _ in 0..<times {
+    var text = text
+    text.withUTF8 { bytes in
       // The count sized the buffer for these very parts; the bound only keeps a mistake in it.
-      for byte in text.utf8 where count < buffer.count {
-        buffer[count] = byte
-        count += 1
+      let total = min(bytes.count * times, buffer.count - count)
+      guard total > 0, let source = bytes.baseAddress, let start = buffer.baseAddress else {
+        return
       }
+      // The text once, then what is written so far again, doubling: a bar's glyphs are
+      // copied in a few blocks, not a byte at a time.
+      let base = start + count
+      var filled = min(bytes.count, total)
+      base.initialize(from: source, count: filled)
+      while filled < total {
+        let block = min(filled, total - filled)
+        (base + filled).initialize(from: base, count: block)
+        filled += block
+      }
+      count += total
     }
   }
 }
