@@ -36,11 +36,6 @@ public final class TaskRunnerGroup {
     var isMember = true
     /// Whether a queue of the group has yet to start it: counted as waiting.
     var isWaiting = false
-    /// Whether the group follows it: counts it, sums it up and hears of its updates.
-    ///
-    /// A queue's batch of members is in the slots, for Observation, a moment before each is
-    /// followed.
-    var isFollowed = false
     /// Whether the runner's first update, the one it gives at once when followed, has come:
     /// ``TaskRunnerGroup/insert(_:waiting:)`` counts that one itself.
     var hasJoined = false
@@ -267,14 +262,9 @@ public final class TaskRunnerGroup {
     guard states.removeValue(forKey: id) != nil else { return }
     state.token?.cancel()
     state.isMember = false
-    // One of a queue's batch that a renderer removed before it was followed: nothing counted
-    // it, and no renderer heard of it.
-    let wasFollowed = state.isFollowed
-    if wasFollowed {
-      stopWaiting(state)
-      note(from: state.latest.state.phase, to: nil)
-      sums.remove(state.share)
-    }
+    stopWaiting(state)
+    note(from: state.latest.state.phase, to: nil)
+    sums.remove(state.share)
     slots[state.slot] = nil
     if slots.count > 16 && states.count < slots.count / 2 {
       slots.removeAll { $0 == nil }
@@ -282,10 +272,8 @@ public final class TaskRunnerGroup {
         state?.slot = slot
       }
     }
-    if wasFollowed {
-      renderers.publish(.left(id))
-      setNeedsFrame()
-    }
+    renderers.publish(.left(id))
+    setNeedsFrame()
   }
 
   /// Adds a member; a `waiting` one, idle, counts as waiting until it leaves idle or the group.
@@ -302,25 +290,23 @@ public final class TaskRunnerGroup {
 
   /// Adds the members a queue appends, waiting, telling Observation of them once rather than
   /// once each; those in the group already are passed over.
+  ///
+  /// Each is followed as it joins, inside the one mutation: what its renderers and observers do
+  /// when they hear of it finds it counted and summed up, like any member.
   func insertWaiting(_ members: some Sequence<Member>) {
-    var added: [MemberState] = []
     withMutation(keyPath: \.members) {
       for member in members where states[member.id] == nil {
         let state = MemberState(member: member, latest: placeholder, slot: slots.count)
         states[member.id] = state
         slots.append(state)
-        added.append(state)
+        follow(state, waiting: true)
       }
-    }
-    for state in added where state.isMember {  // a renderer may remove one as another joins
-      follow(state, waiting: true)
     }
   }
 
   /// Follows a member that was just added to the slots: its sums, counts and updates.
   private func follow(_ state: MemberState, waiting: Bool) {
     let member = state.member
-    state.isFollowed = true
     state.share = state.share(weighting: weighting)
     sums.add(state.share)
     // The first call comes at once, with the runner's current state: the `.joined` event's.

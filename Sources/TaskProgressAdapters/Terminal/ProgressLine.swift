@@ -410,7 +410,9 @@ private struct LineSink {
     }
     var text = text
     text.withUTF8 { bytes in
-      // The count sized the buffer for these very parts; the bound only keeps a mistake in it.
+      // The count sized the buffer for these very parts; the bound only keeps a mistake in it,
+      // which a debug build stops at.
+      assert(bytes.count * times <= buffer.count - count, "a line wrote more than it counted")
       let total = min(bytes.count * times, buffer.count - count)
       guard total > 0, let source = bytes.baseAddress, let start = buffer.baseAddress else {
         return

@@ -378,6 +378,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
     return (first, overflow)
   }
 
+  /// `text` cut to `columns - 1` columns, with no ellipsis.
   private func clipped(_ text: String, columns: Int) -> String {
     TerminalFormat.truncated(text, toColumns: max(columns - 1, 0), ellipsis: "")
   }

@@ -20,28 +20,27 @@ private final class ActOnFirstStart: GroupRenderer {
   }
 }
 
-/// A group renderer that removes the member at `index` of the group as the first member joins,
-/// and keeps the labels it heard join and leave.
+/// A group renderer that removes a member as it hears it join, if its label is `label`, and
+/// keeps the labels it heard join and the members it heard leave.
 @MainActor
-private final class RemoveOnFirstJoin: GroupRenderer {
+private final class RemoveOnJoin: GroupRenderer {
   weak var group: TaskRunnerGroup?
-  let index: Int
+  let label: String
   var joined: [String] = []
   var left: [ObjectIdentifier] = []
   var removed: ObjectIdentifier?
 
-  init(removingMemberAt index: Int) {
-    self.index = index
+  init(removing label: String) {
+    self.label = label
   }
 
   func render(_ event: TaskRunnerGroup.Event) {
     switch event {
     case .joined(let member, _):
       joined.append(member.label)
-      if removed == nil, let group, group.members.count > index {
-        let runner = group.members[index].runner
-        removed = ObjectIdentifier(runner)
-        group.remove(runner)
+      if member.label == label {
+        removed = member.id
+        group?.remove(member.runner)
       }
     case .left(let id): left.append(id)
     case .updated, .frame: break
@@ -89,22 +88,23 @@ struct TaskRunnerGroupQueueTests {
 
   // MARK: - Running
 
-  @Test func aMemberOfAQueuesBatchRemovedBeforeItJoinedIsNeverCountedNorHeardOf() throws {
+  @Test func aRendererThatRemovesAQueuesMemberAsItJoinsLeavesTheCountsAndSumsRight() throws {
     let group = TaskRunnerGroup(clock: clock)
-    let renderer = RemoveOnFirstJoin(removingMemberAt: 3)
+    let renderer = RemoveOnJoin(removing: "3")
     renderer.group = group
     group.attach(renderer)
+    // The queue's six members join in one batch; the renderer removes the fourth as it joins,
+    // in the middle of the batch.
     let queue = try #require(startQueue(6, maxConcurrency: 1, in: group))
-    // The queue's six members are in the group, for Observation, before each is followed: the
-    // renderer removes the fourth as the first joins.
-    #expect(renderer.joined == ["0", "1", "2", "4", "5"])
-    #expect(renderer.left.isEmpty)
+    #expect(renderer.joined == ["0", "1", "2", "3", "4", "5"])
+    #expect(renderer.left == [renderer.removed].compactMap { $0 })
     #expect(group.members.map(\.label) == ["0", "1", "2", "4", "5"])
     #expect(group.counts.description == "1 running, 4 waiting")
     #expect(group.summary.totalUnits == 5)
     #expect(queue.runners.count == 6)
     queue.cancel()
     #expect(group.counts.description == "5 cancelled")
+    #expect(group.summary.totalUnits == 5)
   }
 
   @Test func itemsJoinAsWaitingMembersAndAtMostKRunAtOnce() async throws {
