@@ -37,7 +37,7 @@ public final class TaskRunnerGroup {
     /// Whether a queue of the group has yet to start it: counted as waiting.
     var isWaiting = false
     /// Whether the runner's first update, the one it gives at once when followed, has come:
-    /// ``TaskRunnerGroup/insert(_:waiting:)`` counts that one itself.
+    /// the group counts that one itself as it follows the member.
     var hasJoined = false
 
     init(member: Member, latest: ProgressUpdate, slot: Int) {
@@ -327,7 +327,7 @@ public final class TaskRunnerGroup {
         ended.append(id)
       }
       if !state.hasJoined {
-        state.hasJoined = true  // counted by `insert`
+        state.hasJoined = true  // counted below, as the member is followed
       } else {
         if update.state.phase != .idle {
           stopWaiting(state)
