@@ -153,19 +153,6 @@ final class ObserverRegistry<Event> {
     }
   }
 
-  /// Queues all the events, then delivers them in order, now or after the current round.
-  ///
-  /// A caller with one event calls ``publish(_:)``, which delivers it without the queue.
-  func publish(contentsOf events: some Collection<Event>) {
-    for event in events {
-      lastSequence += 1
-      queue.append((lastSequence, event))
-    }
-    if !isDelivering {
-      deliver(first: nil)
-    }
-  }
-
   /// Calls `action` once every observer has had every event published so far: now, or, when
   /// called from a callback, once the round under way has ended.
   func afterRound(_ action: @escaping @MainActor () -> Void) {

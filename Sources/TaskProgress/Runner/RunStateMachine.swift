@@ -98,24 +98,18 @@ struct RunStateMachine: Sendable {
   /// The states a run's end publishes, in order: its last report, if any, then its outcome, or
   /// `.cancelled` then `.idle`.
   ///
-  /// Kept inline: a run ends once, and an array of its one or two states was an allocation, and
-  /// a second one as it grew, for every run.
-  struct EndStates: RandomAccessCollection, Sendable {
-    private let first: RunState?
-    private let last: RunState
+  /// Two fields, not an array: a run ends once, and an array of its one or two states was an
+  /// allocation, and a second one as it grew, for every run.
+  struct EndStates: Sendable {
+    /// The state published first, when there are two.
+    let first: RunState?
+    /// The state published last.
+    let last: RunState
 
     /// `first`, when there is one, then `last`.
     init(_ first: RunState?, then last: RunState) {
       self.first = first
       self.last = last
-    }
-
-    var startIndex: Int { first == nil ? 1 : 0 }
-    var endIndex: Int { 2 }
-
-    subscript(position: Int) -> RunState {
-      precondition(position >= startIndex && position < endIndex, "index \(position) out of range")
-      return position == 1 ? last : first ?? last
     }
   }
 

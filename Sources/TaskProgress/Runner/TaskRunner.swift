@@ -347,7 +347,7 @@ public final class TaskRunner {
       return nil
     }
     withMutation(keyPath: \.state) {}
-    stateChanged(publishing: CollectionOfOne(machine.state), at: now)
+    stateChanged(publishing: machine.state, at: now)
     // The task comes after every observer heard of the start: a change handler or an observer
     // that cancelled or reset the run there leaves no task, and the operation is never called.
     if cancelled {
@@ -393,7 +393,7 @@ public final class TaskRunner {
   public func pause() {
     let now = time.now()
     guard let change = transition({ $0.pause(at: now).map(TaskRunner.apply) }) else { return }
-    stateChanged(publishing: CollectionOfOne(change.state), at: now)
+    stateChanged(publishing: change.state, at: now)
   }
 
   /// Resumes the paused run.
@@ -403,7 +403,7 @@ public final class TaskRunner {
   public func resume() {
     let now = time.now()
     guard let change = transition({ $0.resume(at: now).map(TaskRunner.apply) }) else { return }
-    stateChanged(publishing: CollectionOfOne(change.state), at: now)
+    stateChanged(publishing: change.state, at: now)
   }
 
   /// Cancels the active run.
@@ -423,7 +423,7 @@ public final class TaskRunner {
   /// state is `.idle`.
   func cancelUnstarted() {
     guard transition({ $0.cancelUnstarted() ? () : nil }) != nil else { return }
-    stateChanged(publishing: CollectionOfOne(RunState.cancelled), at: time.now())
+    stateChanged(publishing: .cancelled, at: time.now())
   }
 
   /// Returns to idle.
@@ -434,7 +434,7 @@ public final class TaskRunner {
     guard let action = transition({ $0.reset() }) else { return }
     switch action {
     case .publishIdle:
-      stateChanged(publishing: CollectionOfOne(RunState.idle), at: time.now())
+      stateChanged(publishing: .idle, at: time.now())
     case .endRunAndPublishIdle(let end):
       carryOut(end, at: time.now())
     }
@@ -513,7 +513,7 @@ public final class TaskRunner {
     } else {
       signals.setPaused(false)  // the tasks still waiting at a checkpoint go on
     }
-    stateChanged(publishing: end.states, at: now, ending: end.timing)
+    stateChanged(publishing: end.states.last, after: end.states.first, at: now, ending: end.timing)
     for waiter in end.run.waiters {
       waiter.resume(returning: end.outcome)
     }
@@ -533,17 +533,21 @@ public final class TaskRunner {
   /// Retargets the display, delivers the states to observers and asks for frames while needed.
   ///
   /// - Parameters:
-  ///   - states: The states to publish, in order.
+  ///   - state: The state to publish.
+  ///   - first: A state to publish before it, at the end of a run: its last report, or the
+  ///     `.cancelled` of a reset.
   ///   - now: The time on the runner's clock.
   ///   - timing: For the states of a run that ended, the run's timing after its last report,
   ///     from which that report's estimate comes.
   private func stateChanged(
-    publishing states: some Collection<RunState>, at now: Duration, ending timing: RunTiming? = nil
+    publishing state: RunState, after first: RunState? = nil, at now: Duration,
+    ending timing: RunTiming? = nil
   ) {
-    for state in states {
-      if let target = state.fractionCompleted {
-        display.animate(to: target, at: now)
-      }
+    if let target = first?.fractionCompleted {
+      display.animate(to: target, at: now)
+    }
+    if let target = state.fractionCompleted {
+      display.animate(to: target, at: now)
     }
     updateEstimate(at: now)
     if !registry.isEmpty {
@@ -554,24 +558,19 @@ public final class TaskRunner {
         !registry.hasFrameListeners
         ? RunTiming.Estimate.unknown
         : timing.flatMap { timing in
-          states.first(where: \.phase.isActive)?.progress.map { timing.estimate(for: $0, at: now) }
+          let active = first?.phase.isActive == true ? first : state.phase.isActive ? state : nil
+          return active?.progress.map { timing.estimate(for: $0, at: now) }
         }
-      // One state, as in every frame, or the two of a run's end: published without a closure,
-      // which held the runner (a retain through its side table) and checked its isolation, a
-      // tenth of a frame's cost, and without an array. Both updates are made before either is
-      // delivered: an observer of the first may change the runner.
-      if let state = states.first {
-        let first = update(.stateChanged, state: state, at: now, estimate: ending)
-        let second = states.index(after: states.startIndex)
-        if second == states.endIndex {
-          registry.publish(first)
-        } else if states.index(after: second) == states.endIndex {
-          registry.publish(
-            first, then: update(.stateChanged, state: states[second], at: now, estimate: ending))
-        } else {
-          registry.publish(
-            contentsOf: states.map { update(.stateChanged, state: $0, at: now, estimate: ending) })
-        }
+      // Published without a closure, which held the runner (a retain through its side table)
+      // and checked its isolation, a tenth of a frame's cost, and without an array. Both
+      // updates of a run's end are made before either is delivered: an observer of the first
+      // may change the runner.
+      let firstUpdate = first.map { update(.stateChanged, state: $0, at: now, estimate: ending) }
+      let lastUpdate = update(.stateChanged, state: state, at: now, estimate: ending)
+      if let firstUpdate {
+        registry.publish(firstUpdate, then: lastUpdate)
+      } else {
+        registry.publish(lastUpdate)
       }
     }
     if display.isAnimating(at: now) {
@@ -674,7 +673,7 @@ extension TaskRunner: FrameClient {
       let sourceCancelled = run.root.signals.sources.poll()
       let reading = read(run.root, since: run.messageVersion, final: false)
       if let state = transition({ $0.reportsRead(reading, at: now) }) {
-        stateChanged(publishing: CollectionOfOne(state), at: now)
+        stateChanged(publishing: state, at: now)
       } else {
         updateEstimate(at: now)
       }

@@ -69,7 +69,7 @@ struct RunStateMachineTests {
     func ended(_ end: RunStateMachine.RunEnd?) -> Outcome {
       end.map {
         .end(
-          $0.run.id.rawValue, cancelsTask: $0.cancelsTask, states: Array($0.states),
+          $0.run.id.rawValue, cancelsTask: $0.cancelsTask, states: $0.states.inOrder,
           outcome: $0.outcome)
       } ?? .none
     }
@@ -215,7 +215,7 @@ struct RunStateMachineTests {
     #expect(machine.reportsRead(.init(progress: 0.25), at: .zero) == .running(0.25))
     let end = machine.operationEnded(
       run, with: .failure(TestError()), lastReading: .init(progress: 0.58), at: .zero)
-    #expect(end.map { Array($0.states) } == [.running(0.58), .failed(TestError())])
+    #expect(end.map { $0.states.inOrder } == [.running(0.58), .failed(TestError())])
     #expect(end?.outcome == .failed(TestError()))
     #expect(end?.cancelsTask == false)
   }
@@ -226,7 +226,7 @@ struct RunStateMachineTests {
     #expect(machine.reportsRead(.init(progress: 1), at: .zero) == .running(1))
     let end = machine.operationEnded(
       run, with: .success(()), lastReading: .init(progress: 1), at: .zero)
-    #expect(end.map { Array($0.states) } == [.finished])
+    #expect(end.map { $0.states.inOrder } == [.finished])
   }
 
   @Test func cancellingHandsBackTheRunOnce() {
@@ -235,7 +235,7 @@ struct RunStateMachineTests {
     let end = machine.cancel()
     #expect(end?.run.id == run)
     #expect(end?.cancelsTask == true)
-    #expect(end.map { Array($0.states) } == [.cancelled])
+    #expect(end.map { $0.states.inOrder } == [.cancelled])
     #expect(end?.outcome == .cancelled)
     #expect(machine.cancel() == nil)
     #expect(machine.activeRun == nil)
@@ -271,5 +271,12 @@ struct RunStateMachineTests {
     let estimate = machine.estimate(at: .seconds(13))
     let rate = try? #require(estimate?.throughput)
     #expect(rate.map { abs($0 - 10) < 0.5 } == true, "rate \(String(describing: rate))")
+  }
+}
+
+extension RunStateMachine.EndStates {
+  /// The states in the order they are published.
+  fileprivate var inOrder: [RunState] {
+    [first].compactMap { $0 } + [last]
   }
 }
