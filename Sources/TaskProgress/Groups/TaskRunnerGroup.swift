@@ -279,11 +279,7 @@ public final class TaskRunnerGroup {
   /// Adds a member; a `waiting` one, idle, counts as waiting until it leaves idle or the group.
   func insert(_ member: Member, waiting: Bool = false) -> Bool {
     guard states[member.id] == nil else { return false }
-    let state = MemberState(member: member, latest: placeholder, slot: slots.count)
-    states[member.id] = state
-    withMutation(keyPath: \.members) {
-      slots.append(state)
-    }
+    let state = withMutation(keyPath: \.members) { addSlot(for: member) }
     follow(state, waiting: waiting)
     return true
   }
@@ -296,12 +292,17 @@ public final class TaskRunnerGroup {
   func insertWaiting(_ members: some Sequence<Member>) {
     withMutation(keyPath: \.members) {
       for member in members where states[member.id] == nil {
-        let state = MemberState(member: member, latest: placeholder, slot: slots.count)
-        states[member.id] = state
-        slots.append(state)
-        follow(state, waiting: true)
+        follow(addSlot(for: member), waiting: true)
       }
     }
+  }
+
+  /// Makes a new member's state and gives it the next slot; the caller tells Observation.
+  private func addSlot(for member: Member) -> MemberState {
+    let state = MemberState(member: member, latest: placeholder, slot: slots.count)
+    states[member.id] = state
+    slots.append(state)
+    return state
   }
 
   /// Follows a member that was just added to the slots: its sums, counts and updates.

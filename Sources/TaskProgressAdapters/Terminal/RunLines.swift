@@ -26,7 +26,7 @@ struct RunLines {
   private var reservation: (unit: ProgressUnit, kind: Kind, room: ProgressLine.Reservation)?
 
   /// What the room kept after the bar depends on, besides the unit.
-  private struct Kind: Equatable, Sendable {
+  private struct Kind: Equatable {
     var isDeterminate: Bool
     var measure: RunLines.Measure?
     var total: Int?
