@@ -321,7 +321,11 @@ struct ProgressLine: Equatable {
     }
     // One string, written once, with room for a status that fits and its colour: joining it
     // writes in place.
-    let statusRoom = statusFits ? (status?.text.utf8.count ?? 0) + 2 + ProgressLine.escapeBytes : 0
+    var statusRoom = 0
+    if statusFits, let status {
+      let (open, close) = ProgressLine.escapes(status, color: true)
+      statusRoom = 2 + open.utf8.count + status.text.utf8.count + close.utf8.count
+    }
     let line = ProgressLine.text(extra: statusRoom) { sink in
       writeParts(to: &sink)
       if let tail {
@@ -364,9 +368,6 @@ struct ProgressLine: Equatable {
     sink.append(edge)
     sink.append(empty, times: cells - whole - 1)
   }
-
-  /// The most bytes the escapes around a coloured status add.
-  fileprivate static let escapeBytes = 9
 
   /// The escapes that colour a status: green for a success, red for a failure, none for a note
   /// or without `color`.
