@@ -94,15 +94,30 @@ struct GroupMembers {
       // renderer changes one on every update of a run.
       let hadRun = slots[slot]?.run != nil
       yield &slots[slot]
-      let hasRun = slots[slot]?.run != nil
       if slots[slot] == nil {
         slotsByID.removeValue(forKey: id)
       }
-      switch (hadRun, hasRun) {
-      case (false, true): runSlots.insert(slot, at: runSlots.insertionIndex(of: slot))
-      case (true, false): runSlots.remove(at: runSlots.insertionIndex(of: slot))
-      default: break
-      }
+      noteRun(at: slot, had: hadRun)
+    }
+  }
+
+  /// Changes the member `id` in place, if it is one, with one lookup; returns whether it is.
+  @discardableResult
+  mutating func modify(_ id: ObjectIdentifier, _ body: (inout Member) -> Void) -> Bool {
+    guard let slot = slotsByID[id], slots[slot] != nil else { return false }
+    let hadRun = slots[slot]?.run != nil
+    body(&slots[slot]!)
+    noteRun(at: slot, had: hadRun)
+    return true
+  }
+
+  /// Keeps the slots with a run in order after the member in `slot` changed, when it `had` one
+  /// before.
+  private mutating func noteRun(at slot: Int, had hadRun: Bool) {
+    switch (hadRun, slots[slot]?.run != nil) {
+    case (false, true): runSlots.insert(slot, at: runSlots.insertionIndex(of: slot))
+    case (true, false): runSlots.remove(at: runSlots.insertionIndex(of: slot))
+    default: break
     }
   }
 

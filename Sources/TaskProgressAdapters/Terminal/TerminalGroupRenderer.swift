@@ -187,14 +187,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
     if update.reason == .frame, update.state.phase.isTerminal {
       return
     }
-    take(update, into: &members[id])  // in place, one lookup
-  }
-
-  /// Takes `update` into `member`, if it is one: a member that left takes nothing.
-  private func take(_ update: ProgressUpdate, into member: inout GroupMembers.Member?) {
-    if member != nil {
-      take(update, into: &member!)
-    }
+    members.modify(id) { take(update, into: &$0) }  // in place, one lookup
   }
 
   /// Takes `update` into `member`.

@@ -84,10 +84,21 @@ struct GroupMembersTests {
         }
       default:
         let running = Bool.random(using: &random)
-        if running {
-          members[id]?.setRun(RunLines(label: "", start: .zero), latest: update)
+        let change = { (member: inout GroupMembers.Member) in
+          if running {
+            member.setRun(RunLines(label: "", start: .zero), latest: update)
+          } else {
+            member.endRun()
+          }
+        }
+        // Through the subscript, or `modify`, which says whether the member is one.
+        if Bool.random(using: &random) {
+          if members[id] != nil {
+            change(&members[id]!)
+          }
         } else {
-          members[id]?.endRun()
+          let found = members.modify(id, change)
+          #expect(found == (present != nil))
         }
         if let present {
           model[present].running = running
