@@ -584,7 +584,13 @@ public final class TaskRunnerGroup {
     // there were as many changes as members (a cost of one addition per change), and whenever
     // no run is under way, so that an end reads exactly.
     if !isActive || changesSinceExactSums > max(states.count, 64) || !sums.total.isFinite {
-      sums = GroupSums(slots.lazy.compactMap { $0?.share })
+      // A loop here, on the main actor, not a closure given to a lazy map: the closure checked
+      // at run time that it was on the main actor, for every member.
+      var exact = GroupSums()
+      for case let state? in slots {
+        exact.add(state.share)
+      }
+      sums = exact
       changesSinceExactSums = 0
     }
     timing.record(advance: takeAdvance(), isActive: isActive, at: now)
