@@ -261,6 +261,10 @@ public final class TaskRunner {
   /// the state becomes `.finished`; when it throws, `.failed(error)`, or `.cancelled` for
   /// `CancellationError`. The last report it made before it ended reaches observers first.
   ///
+  /// The operation begins once the main actor is free, after the turn that called `start`, on
+  /// the cooperative thread pool: a ``cancel()`` or ``reset()`` later in that turn means it is
+  /// never called, and while the main thread is blocked it does not begin.
+  ///
   /// ```swift
   /// runner.start { reporter in
   ///   for index in 1...total {
@@ -364,11 +368,11 @@ public final class TaskRunner {
     // Completed on the pool, as a `@concurrent` body does, each run's task sent the main
     // thread's `malloc` through a consolidation of its free lists: that cost more than the
     // main-actor job this body starts with (a queue of 100,000 trivial items, 8 at a time, took
-    // 13 to 16 µs an item over a task group, against 20 to 23). `Task.immediate` would save that
+    // 13 to 17 µs an item over a task group, against 20 to 23). `Task.immediate` would save that
     // job, but its tasks pay a lock at every suspension: 57 ns instead of 14 in a loop of
     // `await`s.
     let task = Task(priority: priority) { @MainActor [weak self] in
-      let result = await TaskRunner.perform(operation, reporting: root)
+      let result = await TaskRunner.outcome(of: operation, reporting: root)
       // The runner is read only now, not held across the operation: a runner released meanwhile
       // ends its run in its `deinit` at once, not after this task's last turn.
       self?.taskEnded(run, with: result)
@@ -407,9 +411,9 @@ public final class TaskRunner {
   ///
   /// The state becomes `.cancelled` at once and the operation's task is cancelled. Nothing the
   /// task does afterwards reaches the runner, and ``start(priority:_:)`` may run again at once.
-  /// An operation that had not begun may never be called; one called after the cancel finds its
-  /// task cancelled. A cancel from an observer of the run's start always comes first: the
-  /// operation is then never called. Does nothing when no run is active.
+  /// An operation that had not begun is never called: a cancel from an observer of the run's
+  /// start, or later in the turn that started the run, always comes first. One that began finds
+  /// its task cancelled. Does nothing when no run is active.
   public func cancel() {
     endRun { $0.cancel() }
   }
@@ -425,8 +429,8 @@ public final class TaskRunner {
 
   /// Returns to idle.
   ///
-  /// While running, cancels first: observers see `.cancelled`, then `.idle`. Does nothing when
-  /// idle. The displayed progress animates back to 0.
+  /// While running, cancels first, as ``cancel()`` does: observers see `.cancelled`, then
+  /// `.idle`. Does nothing when idle. The displayed progress animates back to 0.
   public func reset() {
     guard let action = transition({ $0.reset() }) else { return }
     switch action {
@@ -451,8 +455,9 @@ public final class TaskRunner {
   /// It checks for cancellation first: a cancel that came before, later in the turn that started
   /// the run for one, means the operation is never called.
   @concurrent
-  private static func perform(
-    _ operation: @concurrent @Sendable (Reporter) async throws -> Void, reporting root: ProgressNode
+  private static func outcome(
+    of operation: @concurrent @Sendable (Reporter) async throws -> Void,
+    reporting root: ProgressNode
   ) async -> Result<Void, any Error> {
     do {
       try Task.checkCancellation()

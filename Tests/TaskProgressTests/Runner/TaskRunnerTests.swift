@@ -482,13 +482,24 @@ struct TaskRunnerTests {
 
   /// The operation's task begins on the main actor, after the turn that started the run: a
   /// reset or a cancel later in that turn comes first, and the operation is never called.
+  ///
+  /// The turn holds the main thread for 50 ms first. The operation cannot begin meanwhile,
+  /// however long the wait: the wait only gives a task that began on the pool at once (the
+  /// design before) the time to call it, so that this test would catch a return to it.
   @Test(arguments: [false, true])
   func aRunResetOrCancelledInTheTurnThatStartedItNeverCallsTheOperation(resets: Bool) async {
     let harness = Harness()
     let called = Locked(false)
-    harness.runner.start { _ in called.withLock { $0 = true } }
+    let began = DispatchSemaphore(value: 0)
+    harness.runner.start { _ in
+      called.withLock { $0 = true }
+      began.signal()
+    }
     let task = harness.runner.lastRunTask
     #expect(task != nil)
+    #expect(
+      !Self.isSignalled(began, within: .milliseconds(50)),
+      "the operation began before the turn that started the run ended")
     if resets {
       harness.runner.reset()
     } else {
@@ -498,6 +509,13 @@ struct TaskRunnerTests {
     #expect(!called.withLock { $0 }, "the operation was called after the run ended")
     #expect(
       harness.recorder.states == [.idle, .running(0), .cancelled] + (resets ? [.idle] : []))
+  }
+
+  /// Waits on `semaphore`, blocking the thread, for at most `timeout`; whether it was signalled.
+  private nonisolated static func isSignalled(
+    _ semaphore: DispatchSemaphore, within timeout: DispatchTimeInterval
+  ) -> Bool {
+    semaphore.wait(timeout: .now() + timeout) == .success
   }
 
   @Test func aRunCancelledByAnObserverOfItsStartNeverCallsTheOperation() async {
