@@ -7,7 +7,7 @@ import Testing
 /// out.
 // Serialized: each test runs a program in a process of its own, and dozens of them at once on two
 // cores, under the sanitizer, starve the suites that run in this process.
-@Suite("downloads on a terminal", .serialized, .timeLimit(.minutes(2)))
+@Suite("downloads on a terminal", .serialized, .timeLimit(TestScale.timeLimit(minutes: 2)))
 struct DownloadsTerminalTests {
   private static let hideCursor = "\u{1B}[?25l"
   private static let showCursor = "\u{1B}[?25h"

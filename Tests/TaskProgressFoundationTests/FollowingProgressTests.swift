@@ -8,7 +8,7 @@ import Testing
 /// A runner following a `Foundation.Progress`: read on the runner's frames, mapped to the run's
 /// states, cancelled both ways, and never losing the last value.
 @MainActor
-@Suite("Following a Progress", .timeLimit(.minutes(1)))
+@Suite("Following a Progress", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct FollowingProgressTests {
   let harness = Harness()
   var runner: TaskRunner { harness.runner }

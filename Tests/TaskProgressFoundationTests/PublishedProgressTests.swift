@@ -8,7 +8,7 @@ import Testing
 /// A runner published as a `Foundation.Progress`: its counts and fraction after each frame, the
 /// run's end, and cancel, pause and resume both ways.
 @MainActor
-@Suite("Published progress", .timeLimit(.minutes(1)))
+@Suite("Published progress", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct PublishedProgressTests {
   let harness = Harness()
   var runner: TaskRunner { harness.runner }

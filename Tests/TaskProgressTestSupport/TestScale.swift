@@ -1,3 +1,5 @@
+package import Testing
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -26,6 +28,15 @@ package enum TestScale {
   /// `full` in a plain run, `sanitized` under ThreadSanitizer.
   package static func count(_ full: Int, sanitized: Int) -> Int {
     isSanitized ? sanitized : full
+  }
+
+  /// A suite's time limit: `minutes` in a plain run, four times as long under ThreadSanitizer.
+  ///
+  /// With every core busy besides, a sanitized run gives the main actor to each suite seconds
+  /// apart: a test of a few hundred frames then takes more than a minute, though nothing is
+  /// wrong. The waits inside tests (``waitLimit``) stay well under the limit either way.
+  package static func timeLimit(minutes: Int) -> TimeLimitTrait.Duration {
+    .minutes(isSanitized ? minutes * 4 : minutes)
   }
 }
 

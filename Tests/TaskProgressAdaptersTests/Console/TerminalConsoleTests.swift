@@ -10,7 +10,7 @@ extension SignalDispositionSuites {
   /// dispositions put back as they were. (An ending process's restore is checked in processes
   /// of their own: HeavyTaskTests' ConsoleProcessTests.)
   @MainActor
-  @Suite("Terminal console", .timeLimit(.minutes(1)))
+  @Suite("Terminal console", .timeLimit(TestScale.timeLimit(minutes: 1)))
   struct TerminalConsoleTests {
     /// An output that is no terminal: the console writes nothing on it.
     private let nowhere = TerminalStream(fileDescriptor: -1, environment: [:])

@@ -6,7 +6,7 @@ import Testing
 @testable import TaskProgressAdapters
 
 @MainActor
-@Suite("Log file renderer", .timeLimit(.minutes(1)))
+@Suite("Log file renderer", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct LogFileRendererTests {
   /// A fresh folder under the system's temporary folder.
   private func temporaryFolder() throws -> URL {

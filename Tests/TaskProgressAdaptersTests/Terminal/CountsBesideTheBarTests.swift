@@ -8,7 +8,7 @@ import Testing
 /// The counts a terminal bar shows beside its percentage agree with the bar: children under way
 /// count by their share, and bytes counted apart from the units show in place of the units.
 @MainActor
-@Suite("Counts beside the bar", .timeLimit(.minutes(1)))
+@Suite("Counts beside the bar", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct CountsBesideTheBarTests {
   /// The reporters a scripted operation keeps between its steps.
   final class Reporters: Sendable {

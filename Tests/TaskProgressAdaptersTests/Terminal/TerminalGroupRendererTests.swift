@@ -144,7 +144,7 @@ private func barColumn(_ row: String) -> Int? {
 }
 
 @MainActor
-@Suite("Terminal group renderer", .timeLimit(.minutes(3)))
+@Suite("Terminal group renderer", .timeLimit(TestScale.timeLimit(minutes: 3)))
 struct TerminalGroupRendererTests {
   // MARK: - The live area
 

@@ -5,7 +5,7 @@ import Testing
 @testable import TaskProgressAdapters
 
 @MainActor
-@Suite("Terminal renderer", .timeLimit(.minutes(1)))
+@Suite("Terminal renderer", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TerminalRendererTests {
   /// Plays the default script (5, 10, 20, 30, 45, 50 of 50, 200 ms apart, linear animation).
   private func play(

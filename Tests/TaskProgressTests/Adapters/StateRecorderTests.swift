@@ -4,7 +4,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("State recorder", .timeLimit(.minutes(1)))
+@Suite("State recorder", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct StateRecorderTests {
   @Test func recordsTheCurrentStateThenEveryChange() async {
     let runner = TaskRunner(animation: .instant, clock: ManualClock())

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TaskProgress
 
-@Suite("Manual clock", .timeLimit(.minutes(1)))
+@Suite("Manual clock", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct ManualClockTests {
   @Test func timeMovesOnlyWhenAdvanced() async {
     let clock = ManualClock()

@@ -4,7 +4,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("Frame ticker", .timeLimit(.minutes(1)))
+@Suite("Frame ticker", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct FrameTickerTests {
   /// A client that records the times of its frames and asks for a fixed number of them.
   final class Client: FrameClient {

@@ -6,7 +6,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("Frames on the system clock", .timeLimit(.minutes(3)))
+@Suite("Frames on the system clock", .timeLimit(TestScale.timeLimit(minutes: 3)))
 struct MainQueueFrameTimerTests {
   @Test func runnersOnTheSystemClockShareOneTicker() {
     let first = TaskRunner()

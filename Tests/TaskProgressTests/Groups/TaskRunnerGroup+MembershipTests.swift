@@ -5,7 +5,7 @@ import Testing
 
 /// Many members joining and leaving: the order they joined in, and sums that follow them.
 @MainActor
-@Suite("Task runner group membership", .timeLimit(.minutes(2)))
+@Suite("Task runner group membership", .timeLimit(TestScale.timeLimit(minutes: 2)))
 struct TaskRunnerGroupMembershipTests {
   let clock = ManualClock()
 

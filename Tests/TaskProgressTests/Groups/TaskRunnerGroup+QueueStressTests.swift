@@ -176,7 +176,7 @@ private final class QueueLog: GroupRenderer {
 /// hold however the threads interleave. The test waits for events (the queue's end, the runs'
 /// tasks), each with a deadline of its own.
 @MainActor
-@Suite("Task runner group queue under stress", .timeLimit(.minutes(2)))
+@Suite("Task runner group queue under stress", .timeLimit(TestScale.timeLimit(minutes: 2)))
 struct TaskRunnerGroupQueueStressTests {
   /// A thousand, under the sanitizer too: on a busy machine the cancel comes sooner than planned
   /// rather than the test running longer.

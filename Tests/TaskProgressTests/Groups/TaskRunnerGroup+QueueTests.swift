@@ -51,7 +51,7 @@ private final class RemoveOnJoin: GroupRenderer {
 /// A group's queue: items in runners of their own, a few at a time, held by a pause and ended by
 /// a cancel.
 @MainActor
-@Suite("Task runner group queue", .timeLimit(.minutes(1)))
+@Suite("Task runner group queue", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerGroupQueueTests {
   let clock = ManualClock()
   let gates = ItemGates()

@@ -68,7 +68,7 @@ private final class RemoveOnEnd: GroupRenderer {
 }
 
 @MainActor
-@Suite("Task runner group", .timeLimit(.minutes(1)))
+@Suite("Task runner group", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerGroupTests {
   let clock = ManualClock()
 

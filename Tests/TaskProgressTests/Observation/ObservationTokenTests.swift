@@ -4,7 +4,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("Observation token", .timeLimit(.minutes(1)))
+@Suite("Observation token", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct ObservationTokenTests {
   @Test func cancelStopsCallsAndIsIdempotent() {
     let runner = TaskRunner(animation: .instant, clock: ManualClock())

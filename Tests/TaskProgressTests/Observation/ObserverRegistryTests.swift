@@ -5,7 +5,7 @@ import Testing
 
 /// Every observer sees the same sequence of states, whatever the callbacks do.
 @MainActor
-@Suite("Observers", .timeLimit(.minutes(1)))
+@Suite("Observers", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct ObserverRegistryTests {
   /// Keeps what one observer saw.
   final class Log {

@@ -6,7 +6,7 @@ import Testing
 
 /// `runner.states`: the runner's states as an asynchronous sequence.
 @MainActor
-@Suite("Run states", .timeLimit(.minutes(1)))
+@Suite("Run states", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct RunStatesTests {
   /// Keeps what a consumer task got, for the test to read while the task runs.
   final class Log {

@@ -76,7 +76,7 @@ struct MessageBoardTests {
     #expect(board.read(ifChangedSince: changed?.version ?? 0) == nil)
   }
 
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(TestScale.timeLimit(minutes: 1)))
   func concurrentPostersLeaveOneOfTheirTexts() async {
     let board = MessageBoard()
     let texts = (0..<8).map { "worker \($0) is hashing a file with a long name.jpg" }

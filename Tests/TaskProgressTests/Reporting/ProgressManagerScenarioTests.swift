@@ -11,7 +11,7 @@ import Testing
 /// 13 of 10 as 1.3); a reporter without a total that hands out subprogresses takes their assigned
 /// counts as its total instead of staying indeterminate; a count-less reporter is `.zero` and one
 /// that counts without a total is indeterminate with its count, where ProgressManager says 0.0.
-@Suite("ProgressManager scenarios", .timeLimit(.minutes(2)))
+@Suite("ProgressManager scenarios", .timeLimit(TestScale.timeLimit(minutes: 2)))
 struct ProgressManagerScenarioTests {
   // MARK: - Helpers, as in the original
 

@@ -15,7 +15,7 @@ import Testing
 /// Each sequence starts from a seed; a failure names it with the events played, and
 /// `TASKPROGRESS_TREE_SEED=<seed> TASKPROGRESS_TREE_SEQUENCES=1 swift test --filter
 /// ProgressTreeModelTests` replays it. CI runs 10,000 sequences (`TASKPROGRESS_TREE_SEQUENCES`).
-@Suite("Progress tree against its model", .timeLimit(.minutes(3)))
+@Suite("Progress tree against its model", .timeLimit(TestScale.timeLimit(minutes: 3)))
 struct ProgressTreeModelTests {
   /// Totals from this size on do not fit the lock-free words.
   static let countLimit = (1 << 62) - 8

@@ -5,7 +5,7 @@ import Testing
 /// The reporter methods that composition adds, read from standalone reporters:
 /// `complete(count:)`, `report(totalCount:)`, the standalone reporter itself, counts at every
 /// magnitude, negative counts, the implicit total, and fraction reports that hide children.
-@Suite("Reporter composition", .timeLimit(.minutes(2)))
+@Suite("Reporter composition", .timeLimit(TestScale.timeLimit(minutes: 2)))
 struct ReporterCompositionTests {
   /// A callee that never starts its subprogress.
   private static func skip(_ subprogress: consuming TaskRunner.Subprogress) {}

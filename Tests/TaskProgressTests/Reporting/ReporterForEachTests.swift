@@ -13,7 +13,7 @@ private final class Tally: Sendable {
 }
 
 /// A stage of a run performs its items concurrently, each worth its weight.
-@Suite("Reporter forEach", .timeLimit(.minutes(1)))
+@Suite("Reporter forEach", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct ReporterForEachTests {
   @Test func aStageWeighsItsItemsAndEachMovesItsShareAsItGoes() async throws {
     let root = TaskRunner.Reporter(totalCount: 100)

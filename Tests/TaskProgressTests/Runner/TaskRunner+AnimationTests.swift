@@ -5,7 +5,7 @@ import Testing
 
 /// The displayed progress on a manual clock: exact values at chosen instants, no waiting.
 @MainActor
-@Suite("Task runner animation", .timeLimit(.minutes(1)))
+@Suite("Task runner animation", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerAnimationTests {
   /// The latches of a scripted run: one pair per reported value.
   final class Script: Sendable {

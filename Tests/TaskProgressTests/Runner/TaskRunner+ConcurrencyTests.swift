@@ -84,7 +84,7 @@ private final class Items: Sendable {
 }
 
 @MainActor
-@Suite("Task runner over items concurrently", .timeLimit(.minutes(2)))
+@Suite("Task runner over items concurrently", .timeLimit(TestScale.timeLimit(minutes: 2)))
 struct TaskRunnerConcurrencyTests {
   /// Advances the clock a frame at a time until `condition` holds, for at most ``waitLimit``.
   private func advanceFrames(

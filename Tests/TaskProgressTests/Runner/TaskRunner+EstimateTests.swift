@@ -5,7 +5,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("Task runner estimates", .timeLimit(.minutes(1)))
+@Suite("Task runner estimates", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerEstimateTests {
   /// Reports `perStep` more units every `step` on a manual clock, `steps` times: each report at
   /// the end of its step, drained by the frame at that instant, so that the samples are exactly

@@ -5,7 +5,8 @@ import Testing
 @testable import TaskProgress
 
 /// `start(over:maxConcurrency:perform:)` with a subprogress per item.
-@Suite("Task runner over items with a subprogress each", .timeLimit(.minutes(2)))
+@Suite(
+  "Task runner over items with a subprogress each", .timeLimit(TestScale.timeLimit(minutes: 2)))
 @MainActor
 struct TaskRunnerItemSubprogressTests {
   @Test func progressWithinItemsShowsBeyondTheCountOfItemsDone() async {

@@ -6,7 +6,7 @@ import Testing
 
 /// A run that ended keeps where it got to, beside its state, for views and renderers.
 @MainActor
-@Suite("Task runner last progress", .timeLimit(.minutes(1)))
+@Suite("Task runner last progress", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerLastProgressTests {
   private func reportAndEnd(
     _ harness: Harness, throwing error: (any Error)? = nil

@@ -24,7 +24,7 @@ final class RecordingRenderer: ProgressRenderer {
 }
 
 @MainActor
-@Suite("Task runner lifetimes", .timeLimit(.minutes(1)))
+@Suite("Task runner lifetimes", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerLifetimeTests {
   @Test func releasingARunnerMidRunCancelsTheRunAndTellsObserversAndRenderers() async {
     let clock = ManualClock()

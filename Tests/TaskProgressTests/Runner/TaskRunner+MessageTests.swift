@@ -4,7 +4,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("Task runner messages", .timeLimit(.minutes(1)))
+@Suite("Task runner messages", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerMessageTests {
   @Test func aMessageReachesObserversAtTheNextFrameWithTheCounts() async throws {
     let harness = Harness()

@@ -7,7 +7,7 @@ import Testing
 
 /// The runner is `@Observable`: SwiftUI reads `state` and `displayedProgress` directly.
 @MainActor
-@Suite("Task runner with the Observation framework", .timeLimit(.minutes(1)))
+@Suite("Task runner with the Observation framework", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerObservationTests {
   /// Whether `read` touched something that changes during `change`.
   private func changes(

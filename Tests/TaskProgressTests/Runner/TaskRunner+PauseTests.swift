@@ -4,7 +4,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("Task runner pausing", .timeLimit(.minutes(1)))
+@Suite("Task runner pausing", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerPauseTests {
   @Test func pauseAndResumeChangeThePhaseAtOnceAndKeepTheProgress() async throws {
     let harness = Harness()

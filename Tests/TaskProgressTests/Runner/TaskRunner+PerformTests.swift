@@ -4,7 +4,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("Task runner perform", .timeLimit(.minutes(1)))
+@Suite("Task runner perform", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerPerformTests {
   @Test func theOperationsValueComesBackTyped() async throws {
     let harness = Harness()

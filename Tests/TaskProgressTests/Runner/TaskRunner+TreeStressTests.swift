@@ -10,7 +10,7 @@ import Testing
 /// Nothing here depends on timing: the test waits for events (a delivery, a task's end), never
 /// for time, and its assertions hold however the threads interleave.
 @MainActor
-@Suite("Progress tree under stress", .timeLimit(.minutes(10)))
+@Suite("Progress tree under stress", .timeLimit(TestScale.timeLimit(minutes: 10)))
 struct TaskRunnerTreeStressTests {
   /// What the observer saw, and who waits for deliveries.
   final class Log {

@@ -40,7 +40,7 @@ private final class Gates: Sendable {
 }
 
 @MainActor
-@Suite("Task runner over weighted items", .timeLimit(.minutes(2)))
+@Suite("Task runner over weighted items", .timeLimit(TestScale.timeLimit(minutes: 2)))
 struct TaskRunnerWeightedItemsTests {
   /// Advances the clock a frame at a time until the runner's state is `expected`.
   private func advanceFrames(

@@ -11,7 +11,7 @@ import Testing
 /// `TASKPROGRESS_MODEL_SEED=<seed> TASKPROGRESS_MODEL_SEQUENCES=1 swift test --filter TaskRunnerModel`
 /// replays it. CI runs 10,000 sequences of up to 50 events (`TASKPROGRESS_MODEL_SEQUENCES`).
 @MainActor
-@Suite("Task runner against its model", .timeLimit(.minutes(10)))
+@Suite("Task runner against its model", .timeLimit(TestScale.timeLimit(minutes: 10)))
 struct TaskRunnerModelTests {
   // MARK: - The model
 

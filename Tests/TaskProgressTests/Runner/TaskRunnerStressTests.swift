@@ -9,7 +9,7 @@ import Testing
 /// Nothing here depends on timing: the test waits for events (a delivery, a task's end), never
 /// for time, and its assertions hold however the threads interleave.
 @MainActor
-@Suite("Task runner under stress", .timeLimit(.minutes(10)))
+@Suite("Task runner under stress", .timeLimit(TestScale.timeLimit(minutes: 10)))
 struct TaskRunnerStressTests {
   /// What the observer saw, and who waits for a delivery of a given run.
   final class Log {

@@ -6,7 +6,7 @@ import Testing
 @testable import TaskProgress
 
 @MainActor
-@Suite("Task runner", .timeLimit(.minutes(1)))
+@Suite("Task runner", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerTests {
   // MARK: - A new runner
 
