@@ -1,10 +1,11 @@
 import TaskProgress
+import TaskProgressTestSupport
 import Testing
 
 @testable import downloads
 
 /// The simulated files: picked by the seed, within their ranges, and transferred as reported.
-@Suite("downloads files", .timeLimit(.minutes(1)))
+@Suite("downloads files", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct DownloadFileTests {
   @Test func theSameSeedPicksTheSameQueue() {
     #expect(DownloadFile.queue(count: 30, seed: 7) == DownloadFile.queue(count: 30, seed: 7))

@@ -1,12 +1,13 @@
 import ExampleSupport
 import TaskProgress
+import TaskProgressTestSupport
 import Testing
 
 @testable import downloads
 
 /// The queue: every file in the group, `--jobs` at a time, the next one started as one ends.
 @MainActor
-@Suite("downloads queue", .timeLimit(.minutes(1)))
+@Suite("downloads queue", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct DownloadQueueTests {
   private func queue(_ arguments: [String]) throws -> DownloadQueue {
     DownloadQueue(options: try Options.parse(arguments))
