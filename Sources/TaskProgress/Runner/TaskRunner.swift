@@ -452,8 +452,8 @@ public final class TaskRunner {
 
   /// A run's operation, on the pool, and how it ended.
   ///
-  /// It checks for cancellation first: a cancel that came before, later in the turn that started
-  /// the run for one, means the operation is never called.
+  /// It checks for cancellation first: after a cancel that came before it, in the turn that
+  /// started the run for one, the operation is never called.
   @concurrent
   private static func outcome(
     of operation: @concurrent @Sendable (Reporter) async throws -> Void,
