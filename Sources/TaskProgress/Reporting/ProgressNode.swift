@@ -758,9 +758,29 @@ final class ProgressNode: Sendable {
   private static func read(
     _ root: ProgressNode, attempts: Int, anyway: Bool, keepingReadings: Bool = false
   ) -> RunProgress? {
-    var stack = [
-      Reading(root, attempts: attempts, mayReadAnyway: anyway, keepsReadings: keepingReadings)
-    ]
+    var first = Reading(
+      root, attempts: attempts, mayReadAnyway: anyway, keepsReadings: keepingReadings)
+    // Most roots have no children: their reading needs no stack, which would cost an
+    // allocation on every frame. A root found with children goes on below, where it stands.
+    while first.needsWords {
+      guard first.readWords() else {
+        guard first.fallBack() else {
+          first.giveUp()
+          return nil
+        }
+        continue
+      }
+      guard first.chunks.isEmpty else { break }
+      if first.isConsistent {
+        let progress = first.progress
+        first.keep(progress)
+        guard let amounts = root.amountsReading else { return progress }
+        return progress.withAmounts(amounts)
+      }
+      first.attempt += 1
+      first.needsWords = true
+    }
+    var stack = [first]
     // What the reading just popped gave its parent: a progress, or `nil` when it gave up; and
     // whether the popped node is still marked.
     var returned: (progress: RunProgress?, marked: Bool)? = nil
