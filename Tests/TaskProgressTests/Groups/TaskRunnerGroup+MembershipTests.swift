@@ -42,11 +42,11 @@ struct TaskRunnerGroupMembershipTests {
     for (index, runner) in runners.enumerated() {
       group.add(runner, label: "\(index)")
     }
-    // The even ones finish, all at once rather than one after another, each on the main actor
-    // from start to end: with every suite in parallel, a run that also waits for a thread of the
-    // pool waits behind the other suites' work twice. The odd ones wait.
+    // The even ones finish, all at once rather than one after another. Each operation runs on
+    // the pool, where a run's task takes it: one on the main actor would wait for the main actor
+    // and then for the pool again, behind every other suite's work. The odd ones wait.
     let runs = runners.enumerated().filter { $0.offset % 2 == 0 }.map { _, runner in
-      Task { _ = await runner.run { @MainActor reporter in reporter.report(completed: 1, of: 1) } }
+      Task { _ = await runner.run { reporter in reporter.report(completed: 1, of: 1) } }
     }
     await withDeadline(
       waitingFor: "\(half) runs to finish",
