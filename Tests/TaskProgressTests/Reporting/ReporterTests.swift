@@ -1,9 +1,10 @@
 import Synchronization
+import TaskProgressTestSupport
 import Testing
 
 @testable import TaskProgress
 
-@Suite("Reporter", .timeLimit(.minutes(1)))
+@Suite("Reporter", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct ReporterTests {
   /// A standalone reporter, and the signals it shares with its run, without a runner.
   private static func reporter() -> (TaskRunner.Reporter, RunSignals) {

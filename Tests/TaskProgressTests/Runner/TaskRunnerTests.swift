@@ -68,6 +68,9 @@ struct TaskRunnerTests {
 
   // MARK: - Where and how the operation runs
 
+  /// ``waitLimit`` in whole seconds, for a wait that blocks its thread.
+  private nonisolated static let waitLimitSeconds = Int(waitLimit.components.seconds)
+
   @Test func operationRunsOffTheMainActor() async {
     let runner = TaskRunner(clock: ManualClock())
     let mainActorRan = DispatchSemaphore(value: 0)
@@ -75,7 +78,8 @@ struct TaskRunnerTests {
     runner.start { _ in
       // Blocks this thread until a main-actor job runs, which it could never do if this thread
       // were the main actor's. The timeout only turns such a deadlock into a failure.
-      let ran = mainActorRan.wait(timeout: .now() + .seconds(60)) == .success
+      let ran =
+        mainActorRan.wait(timeout: .now() + .seconds(Int(waitLimit.components.seconds))) == .success
       blockedWithoutStarvingTheMainActor.withLock { $0 = ran }
     }
     await Task { @MainActor in _ = mainActorRan.signal() }.value
@@ -89,7 +93,8 @@ struct TaskRunnerTests {
     let mainActorRan = DispatchSemaphore(value: 0)
     let blockedWithoutStarvingTheMainActor = Locked(false)
     runner.start(over: [1]) { _ in
-      let ran = mainActorRan.wait(timeout: .now() + .seconds(60)) == .success
+      let ran =
+        mainActorRan.wait(timeout: .now() + .seconds(Int(waitLimit.components.seconds))) == .success
       blockedWithoutStarvingTheMainActor.withLock { $0 = ran }
     }
     await Task { @MainActor in _ = mainActorRan.signal() }.value
