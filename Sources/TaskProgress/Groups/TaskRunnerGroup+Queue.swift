@@ -37,9 +37,12 @@ extension TaskRunnerGroup {
   ///   - maxConcurrency: The most items under way at once; values below 1 mean 1. A paused run
   ///     keeps its place.
   ///   - label: The member's label for an item: `String(describing:)` by default.
-  ///   - weight: The member's weight for an item: 1 by default, so that each item counts the
-  ///     same; with ``Weighting/units``, its size in the runners' units, such as its bytes. A
-  ///     weight that is negative or not a finite number counts as ``weighting`` says.
+  ///   - weight: The member's weight for an item, such as its size in bytes. By default, in a
+  ///     group that counts items, 1, so that each item counts the same and the total is known
+  ///     from the start (`5/12`); in a group that counts bytes (``unit``), as ``weighting`` says:
+  ///     with ``Weighting/units``, the bytes its run reports as its total, so that the group's
+  ///     counts are bytes too. A weight that is negative or not a finite number counts as
+  ///     ``weighting`` says.
   ///   - onFailure: Whether a failure stops the queue; by default the other items go on.
   ///   - retries: How many times an item that throws is performed again before it fails; 0 by
   ///     default. A `CancellationError` is never retried.
@@ -53,7 +56,7 @@ extension TaskRunnerGroup {
   public func start<C: Collection & Sendable>(
     _ items: C, maxConcurrency: Int,
     label: @escaping (C.Element) -> String = { String(describing: $0) },
-    weight: @escaping (C.Element) -> Double = { _ in 1 },
+    weight: ((C.Element) -> Double)? = nil,
     onFailure: FailurePolicy = .continue,
     retries: Int = 0,
     retryDelay: Duration = .seconds(1),
@@ -86,7 +89,7 @@ extension TaskRunnerGroup {
   public func run<C: Collection & Sendable>(
     _ items: C, maxConcurrency: Int,
     label: @escaping (C.Element) -> String = { String(describing: $0) },
-    weight: @escaping (C.Element) -> Double = { _ in 1 },
+    weight: ((C.Element) -> Double)? = nil,
     onFailure: FailurePolicy = .continue,
     retries: Int = 0,
     retryDelay: Duration = .seconds(1),
@@ -124,7 +127,7 @@ extension TaskRunnerGroup {
   public func startQueue<C: Collection & Sendable>(
     _ items: C, maxConcurrency: Int,
     label: @escaping (C.Element) -> String = { String(describing: $0) },
-    weight: @escaping (C.Element) -> Double = { _ in 1 },
+    weight: ((C.Element) -> Double)? = nil,
     onFailure: FailurePolicy = .continue,
     retries: Int = 0,
     retryDelay: Duration = .seconds(1),
@@ -138,7 +141,7 @@ extension TaskRunnerGroup {
   /// Starts a queue; a `cancelled` one starts no item, and every item ends cancelled.
   private func startQueue<C: Collection & Sendable>(
     _ items: C, maxConcurrency: Int, label: @escaping (C.Element) -> String,
-    weight: @escaping (C.Element) -> Double, onFailure: FailurePolicy, retries: Int,
+    weight: ((C.Element) -> Double)?, onFailure: FailurePolicy, retries: Int,
     retryDelay: Duration, cancelled: Bool,
     perform: @escaping @Sendable (C.Element, TaskRunner.Reporter) async throws -> Void
   ) -> Queue<C.Element>? where C.Element: Sendable {

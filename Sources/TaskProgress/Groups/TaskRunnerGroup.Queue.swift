@@ -16,7 +16,8 @@ extension TaskRunnerGroup {
     /// The items under way, by index.
     private var running: Set<Int> = []
     private let label: (Item) -> String
-    private let weight: (Item) -> Double
+    /// The caller's weights; `nil` for the default, which depends on the group's unit.
+    private let weight: ((Item) -> Double)?
     private let retry: QueueRetry
     private let perform: @Sendable (Item, TaskRunner.Reporter) async throws -> Void
     /// The callers of ``wait()``.
@@ -24,7 +25,7 @@ extension TaskRunnerGroup {
 
     init(
       group: TaskRunnerGroup, maxConcurrency: Int, label: @escaping (Item) -> String,
-      weight: @escaping (Item) -> Double, onFailure: FailurePolicy, retry: QueueRetry,
+      weight: ((Item) -> Double)?, onFailure: FailurePolicy, retry: QueueRetry,
       perform: @escaping @Sendable (Item, TaskRunner.Reporter) async throws -> Void
     ) {
       self.group = group
@@ -131,12 +132,17 @@ extension TaskRunnerGroup {
       let newItems = Array(newItems)
       // The caller's closures before any change, in case they act on the queue.
       let labels = newItems.map(label)
-      let weights = newItems.map(weight)
+      let weights = weight.map { newItems.map($0) }
       guard let group, machine.append(count: newItems.count) != nil else { return false }
+      // By default an item weighs 1 in a group that counts items, and in one that counts bytes
+      // what the group's weighting says, its run's total: weights of 1 there would sum up to a
+      // count of items shown as bytes, `21.0 kB / 21.0 kB` for 21,017 files of 244 MB.
+      let byDefault: Double? = group.unit.isBytes ? nil : 1
       items.append(contentsOf: newItems)
       var members: [Member] = []
       members.reserveCapacity(newItems.count)
-      for (label, weight) in zip(labels, weights) {
+      for (index, label) in labels.enumerated() {
+        let weight = weights.map { $0[index] }.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         // No animation: a queue's runners come and go by the thousand, and each that eased
         // its bar after its run ended would cost a frame on every frame until it settled, a
         // cost that grew with the rate of items (a queue of 100,000 no-op items took 250 µs an
@@ -147,7 +153,7 @@ extension TaskRunnerGroup {
         runners.append(runner)
         members.append(
           Member(
-            runner: runner, label: label, weight: weight.isFinite && weight >= 0 ? weight : nil))
+            runner: runner, label: label, weight: weights == nil ? byDefault : weight))
       }
       group.insertWaiting(members)
       startWhatFits()

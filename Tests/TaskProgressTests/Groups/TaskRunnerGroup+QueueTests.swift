@@ -192,6 +192,24 @@ struct TaskRunnerGroupQueueTests {
     #expect(group.runners.allSatisfy { $0.unit == .bytes })
   }
 
+  /// Without weights, an item weighs 1 in a group of items, so that the total is known at once,
+  /// and in a group of bytes what its run reports, so that the group's counts are bytes.
+  @Test(arguments: [false, true])
+  func theDefaultWeightFollowsTheGroupsUnit(countsBytes: Bool) async throws {
+    let group = TaskRunnerGroup(unit: countsBytes ? .bytes : .items, clock: clock)
+    let sizes = [300, 100]
+    let queue = try #require(
+      group.startQueue(sizes, maxConcurrency: 1) { size, reporter in
+        reporter.report(completed: size, of: size)
+      })
+    #expect(group.summary.isTotalKnown == !countsBytes)
+    #expect(group.members.map(\.weight) == (countsBytes ? [nil, nil] : [1, 1]))
+    #expect(await queue.wait() == [.finished, .finished])
+    #expect(group.summary.isTotalKnown)
+    #expect(group.summary.completedUnits == (countsBytes ? 400 : 2))
+    #expect(group.summary.totalUnits == (countsBytes ? 400 : 2))
+  }
+
   @Test func anEmptyQueueEndsAtOnce() async {
     let group = TaskRunnerGroup(clock: clock)
     #expect(await group.run([Int](), maxConcurrency: 4) { _, _ in } == [])
