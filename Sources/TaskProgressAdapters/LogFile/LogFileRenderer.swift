@@ -1,3 +1,4 @@
+import Synchronization
 public import TaskProgress
 
 #if canImport(Darwin)
@@ -57,15 +58,26 @@ public final class LogFileRenderer: ProgressRenderer {
   ///     clock by default. Tests pass a fixed one.
   /// - Throws: ``LogFileError`` when the file cannot be opened: a missing folder, a folder, no
   ///   permission, a FIFO that no process is reading (rather than waiting for one).
-  public init(
+  public convenience init(
     path: String, label: String = "",
     wallClock: @escaping @Sendable () -> Duration = LogFileRenderer.systemTime
+  ) throws(LogFileError) {
+    try self.init(path: path, label: label, wallClock: wallClock, syncFile: { fsync($0) })
+  }
+
+  /// Opens `path` as ``init(path:label:wallClock:)`` does, with `syncFile` in place of
+  /// `fsync(2)`: what tests hold to see when syncs happen.
+  init(
+    path: String, label: String = "",
+    wallClock: @escaping @Sendable () -> Duration = LogFileRenderer.systemTime,
+    syncFile: @escaping @Sendable (Int32) -> Int32
   ) throws(LogFileError) {
     self.path = path
     self.label = label
     self.wallClock = wallClock
     self.run = RunLog(label: label, member: nil)
-    self.file = OpenFile(descriptor: try LogFileRenderer.openForAppending(path))
+    self.file = OpenFile(
+      descriptor: try LogFileRenderer.openForAppending(path), syncFile: syncFile)
   }
 
   /// Opens `path` for appending, without waiting and never as a standard stream's descriptor.
@@ -155,11 +167,19 @@ public final class LogFileRenderer: ProgressRenderer {
 
   /// Syncs off the main actor, where a slow disk cannot stall the interface; a failure is
   /// reported back on the main actor.
+  ///
+  /// One sync at a time: the ends of runs heard while a sync is under way are put on storage by
+  /// one more, after it. A queue of thousands of items ends runs faster than a loaded disk syncs,
+  /// and a sync each made the queue wait for the disk.
   private func syncInBackground() {
+    guard file.requestSync() else { return }  // the sync under way takes this one in
     let (file, path) = (self.file, self.path)
     Task.detached { [weak self] in
-      guard let code = file.sync() else { return }
-      await self?.report(LogFileError(path: path, operation: .flush, code: code))
+      repeat {
+        if let code = file.sync() {
+          await self?.report(LogFileError(path: path, operation: .flush, code: code))
+        }
+      } while file.syncAgain()
     }
   }
 
@@ -294,13 +314,49 @@ struct RunLog {
 }
 
 /// The open descriptor, closed exactly once, also from the renderer's `deinit`.
+///
+/// Writes and closes come from the main actor, syncs from a task of their own. A close during a
+/// sync leaves the descriptor to the sync, which closes it when it is done: neither a write nor
+/// a close waits for the disk.
 final class OpenFile: Sendable {
   /// The descriptor, open until ``close()``.
   let descriptor: Int32
-  private let isOpen = Locked(true)
+  /// `fsync(2)`, or what a test puts in its place.
+  private let syncFile: @Sendable (Int32) -> Int32
+  private let state = Locked(State())
+  /// ``SyncState``'s raw value: whether a sync is under way, and whether another is wanted.
+  private let syncs = Atomic<Int>(SyncState.idle.rawValue)
 
-  init(descriptor: Int32) {
+  private struct State {
+    var isOpen = true
+    /// The syncs using the descriptor: the background one, and ``LogFileRenderer/flush()``'s.
+    var syncs = 0
+    /// Closed while a sync used the descriptor: the sync closes it.
+    var closesAfterSync = false
+    /// The descriptor was closed.
+    var isClosed = false
+  }
+
+  private enum SyncState: Int {
+    case idle
+    case syncing
+    /// Syncing, and asked for another sync after this one.
+    case syncingWithMore
+  }
+
+  init(descriptor: Int32, syncFile: @escaping @Sendable (Int32) -> Int32 = { fsync($0) }) {
     self.descriptor = descriptor
+    self.syncFile = syncFile
+  }
+
+  /// Whether the descriptor was closed: by ``close()``, or by the sync that was using it then.
+  var isClosed: Bool {
+    state.withLock { $0.isClosed }
+  }
+
+  /// Whether no background sync is under way or asked for.
+  var isSyncIdle: Bool {
+    syncs.load(ordering: .acquiring) == SyncState.idle.rawValue
   }
 
   deinit {
@@ -309,7 +365,7 @@ final class OpenFile: Sendable {
 
   /// Writes `text` in one `write`; returns the `errno` of a failure, `EIO` for a short write.
   func append(_ text: String) -> Int32? {
-    guard isOpen.withLock({ $0 }) else { return EBADF }
+    guard state.withLock({ $0.isOpen }) else { return EBADF }
     var text = text
     return text.withUTF8 { buffer in
       while true {
@@ -323,22 +379,65 @@ final class OpenFile: Sendable {
     }
   }
 
+  /// Asks for a sync in the background; returns whether the caller starts it, `false` when the
+  /// one under way will sync once more when it is done.
+  func requestSync() -> Bool {
+    var current = syncs.load(ordering: .relaxed)
+    while true {
+      let next: SyncState = current == SyncState.idle.rawValue ? .syncing : .syncingWithMore
+      let (exchanged, original) = syncs.compareExchange(
+        expected: current, desired: next.rawValue, ordering: .acquiringAndReleasing)
+      if exchanged { return next == .syncing }
+      current = original
+    }
+  }
+
+  /// Ends a background sync; returns whether another was asked for meanwhile, which the caller
+  /// then makes.
+  func syncAgain() -> Bool {
+    if syncs.compareExchange(
+      expected: SyncState.syncingWithMore.rawValue, desired: SyncState.syncing.rawValue,
+      ordering: .acquiringAndReleasing
+    ).exchanged {
+      return true
+    }
+    syncs.store(SyncState.idle.rawValue, ordering: .releasing)
+    return false
+  }
+
   /// Syncs the file to storage and returns the `errno` of a failure that loses data.
   ///
   /// Pipes, terminals and device files such as /dev/full cannot be synced, and nothing is lost.
   func sync() -> Int32? {
-    // Under the lock, so that a close on another thread waits rather than freeing the descriptor.
-    isOpen.withLock { isOpen in
-      guard isOpen, fsync(descriptor) != 0 else { return nil }
-      let code = errno
-      return code == EINVAL || code == EROFS || code == ENOTSUP ? nil : code
+    let usable = state.withLock { state in
+      guard state.isOpen else { return false }
+      state.syncs += 1
+      return true
     }
+    guard usable else { return nil }
+    let failed = syncFile(descriptor) != 0
+    let code = errno
+    let closes = state.withLock { state in
+      state.syncs -= 1
+      state.isClosed = state.closesAfterSync && state.syncs == 0
+      return state.isClosed
+    }
+    if closes {
+      _ = closeDescriptor(descriptor)
+    }
+    guard failed else { return nil }
+    return code == EINVAL || code == EROFS || code == ENOTSUP ? nil : code
   }
 
   func close() {
-    isOpen.withLock { isOpen in
-      guard isOpen else { return }
-      isOpen = false
+    let closesNow = state.withLock { state in
+      guard state.isOpen else { return false }
+      state.isOpen = false
+      state.closesAfterSync = state.syncs > 0
+      state.isClosed = state.syncs == 0
+      return state.isClosed
+    }
+    if closesNow {
       _ = closeDescriptor(descriptor)
     }
   }

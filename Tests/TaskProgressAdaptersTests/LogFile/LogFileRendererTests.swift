@@ -85,6 +85,31 @@ struct LogFileRendererTests {
     token.cancel()
   }
 
+  /// A disk that takes its time to sync holds up neither the queue nor the main actor: while the
+  /// first run's sync is held, the other 199 runs end and are logged, and their ends are synced
+  /// by one more sync after it, not one each.
+  @Test func runsThatEndDuringASyncAreSyncedByOneMore() async throws {
+    let url = try temporaryFolder().appendingPathComponent("group.log")
+    let held = HeldSync()
+    let log = try LogFileRenderer(
+      path: url.path, wallClock: steppingClock(), syncFile: held.function)
+    let group = TaskRunnerGroup()
+    let token = group.attach(log)
+    let outcomes = await group.run(0..<200, maxConcurrency: 8) { _, reporter in
+      reporter.report(completed: 1, of: 1)
+    }
+    #expect(outcomes.allSatisfy { $0 == .finished })
+    await held.began.wait(for: "the first run's sync to begin")
+    let ends = try objects(in: url).filter { $0["phase"] as? String == "finished" }
+    #expect(ends.count == 200, "every end was written while the sync was held")
+    #expect(held.syncs == 1)
+    held.release()
+    await waitUntil("the syncs to end") { log.file.isSyncIdle }
+    #expect(held.syncs == 2, "the 199 ends during the first sync took one more")
+    #expect(!held.anyTimedOut)
+    token.cancel()
+  }
+
   @Test func aFailureLogsTheErrorsDescription() async throws {
     let url = try temporaryFolder().appendingPathComponent("run.log")
     let log = try LogFileRenderer(path: url.path, wallClock: steppingClock())
