@@ -205,9 +205,12 @@ extension RunProgress: CustomStringConvertible {
     }
   }
 
-  /// Formats a fraction as a percentage with at most one decimal, without Foundation.
+  /// Formats a fraction as a percentage with at most one decimal, without Foundation: rounded
+  /// down, so that `100%` means done and 0.9996 is `99.9%`.
   static func percent(_ fraction: Double) -> String {
-    let tenths = Int((fraction * 1000).rounded())
+    // A little is added first: a fraction such as 0.29 may be a hair under its tenths.
+    let tenths =
+      fraction >= 1 ? 1000 : fraction > 0 ? min(Int(fraction * 1000 + 1e-6), 999) : 0
     return tenths % 10 == 0 ? "\(tenths / 10)%" : "\(tenths / 10).\(tenths % 10)%"
   }
 }

@@ -69,6 +69,10 @@ struct RunProgressTests {
   @Test func descriptionIsShortAndReadable() {
     #expect(RunProgress(fractionCompleted: 0.425).description == "42.5%")
     #expect(RunProgress(fractionCompleted: 1).description == "100%")
+    // Rounded down: 100% means done.
+    #expect(RunProgress(fractionCompleted: 0.9996).description == "99.9%")
+    #expect(RunProgress(fractionCompleted: 0.29).description == "29%")
+    #expect(RunProgress(fractionCompleted: 0.0004).description == "0%")
     #expect(RunProgress(completed: 3, of: 10).description == "3/10")
     #expect(RunProgress(fractionCompleted: 0.3, completed: 3, of: 10).description == "3/10")
     #expect(RunProgress(fractionCompleted: 0.45, completed: 3, of: 10).description == "3/10, 45%")
