@@ -58,6 +58,9 @@ struct ProgressLine: Equatable {
   /// Whether the message takes all the room it needs while the bar keeps its minimum, rather
   /// than half of the room the bar could take: a summary's counts per phase.
   var prefersWholeMessage = false
+  /// With ``prefersWholeMessage``, the columns the message keeps even while it is shorter: the
+  /// widest it was, so that the bar does not widen and narrow as the text changes.
+  var keptMessageColumns = 0
   var status: Status?
   /// Room kept for the parts after the bar even while they are not shown, so that the bar keeps
   /// its width for the whole run.
@@ -245,7 +248,7 @@ struct ProgressLine: Equatable {
     if keepsMessage && (reserved.message || message != nil) {
       var wanted = max(spare / 2, ProgressLine.minimumMessageRoom)
       if prefersWholeMessage, let message {
-        wanted = max(wanted, columns(message))
+        wanted = max(wanted, columns(message), keptMessageColumns)
       }
       messageRoom = min(wanted, spare - 2 - ProgressLine.minimumBarCells)
       if messageRoom < ProgressLine.shortestMessage {

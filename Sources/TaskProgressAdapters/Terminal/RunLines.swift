@@ -21,6 +21,8 @@ struct RunLines {
   var hasShownMessage = false
   /// The last 10% step a plain line was written for.
   var lastPlainStep = 0
+  /// The highest fraction since the plain lines last started over.
+  var highestPlainFraction = 0.0
   /// The room kept after the bar, and the unit and the kind of progress it was reckoned for: it
   /// changes only with them, and reckoning it formats sample counts and rates.
   private var reservation: (unit: ProgressUnit, kind: Kind, room: ProgressLine.Reservation)?
@@ -168,10 +170,18 @@ struct RunLines {
   /// `52%  26/50  Hashing b.jpg` when the progress reached a new 10% step, with `paused` after
   /// the counts while the run is paused (work not yet at a checkpoint goes on reporting); `nil`
   /// when it did not.
+  ///
+  /// Progress that goes back by more than a step, as a queue's retry that starts over does, is
+  /// written at once, its message with it (`0%  retry 2 of 3`), and its steps again from there.
   private mutating func plainStep(unit: ProgressUnit) -> String? {
     guard let fraction = progress.fractionCompleted else { return nil }
     let step = Int((fraction * 10).rounded(.down))
-    guard step > lastPlainStep else { return nil }
+    if fraction < highestPlainFraction - 0.1 {
+      highestPlainFraction = fraction
+    } else {
+      highestPlainFraction = max(highestPlainFraction, fraction)
+      guard step > lastPlainStep else { return nil }
+    }
     lastPlainStep = step
     let counts = RunLines.countsText(progress, finished: false, unit: unit).map { "  " + $0 } ?? ""
     let percent = TerminalFormat.percent(progress) ?? TerminalFormat.percent(fraction)

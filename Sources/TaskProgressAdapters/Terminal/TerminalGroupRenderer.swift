@@ -61,6 +61,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// start one after another.
   private var memberLabelColumns = 0
   private var reserved = ProgressLine.Reservation()
+  /// The widest the summary's counts per phase were while the area is open, so that the total's
+  /// bar keeps its width as they change: `3 running, 5 waiting` to `…, 6 finished, 1 failed`.
+  private var summaryMessageColumns = 0
 
   /// Whether the group has settled, with no run under way and none about to start.
   ///
@@ -252,6 +255,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
     if !drawer.isOpen {
       labelColumns = 0
       reserved = ProgressLine.Reservation()
+      summaryMessageColumns = 0
     }
     let closes = ending || (!hasBars && isQuiet)
     // A frame that is not due leaves both as they are: either would have made it due.
@@ -395,8 +399,11 @@ public final class TerminalGroupRenderer: GroupRenderer {
     line.rate = summary.throughput.map { unit.format(throughput: $0) }
     line.eta = summary.estimatedTimeRemaining.map { "ETA " + TerminalFormat.remaining($0) }
     line.isPaused = summary.counts.paused > 0 && summary.counts.running == 0
-    line.message = summary.counts.description
+    let message = summary.counts.description
+    summaryMessageColumns = max(summaryMessageColumns, TerminalFormat.columns(message))
+    line.message = message
     line.prefersWholeMessage = true
+    line.keptMessageColumns = summaryMessageColumns
     line.reserved = ProgressLine.Reservation.forRun(
       counts.progress ?? RunProgress(fractionCompleted: summary.fractionCompleted), unit: unit)
     return line

@@ -951,6 +951,51 @@ struct TerminalGroupRendererTests {
       ], "\(lines)")
   }
 
+  /// The total's bar keeps its width while its counts per phase grow and shrink: it narrows to
+  /// the widest text so far, and never widens back while the area is open.
+  @Test func theTotalsBarKeepsItsWidthAsItsCountsPerPhaseChange() {
+    let scene = Scene(columns: 100)
+    for index in 0..<3 {
+      scene.join("\(index)", .running(.zero))
+    }
+    func totalBarCells() -> Int? {
+      guard let row = scene.screen.trimmedScreen.last(where: { $0.hasPrefix("Total") }),
+        let start = row.firstIndex(of: "▕"), let end = row.firstIndex(of: "▏")
+      else { return nil }
+      return row.distance(from: start, to: end) - 1
+    }
+    var widths: [Int?] = []
+    for counts in [(3, 0, 0, 0), (3, 5, 4, 1), (3, 0, 9, 0), (1, 0, 12, 0)] {
+      scene.frame(
+        summary(0.5, running: counts.0, finished: counts.2, failed: counts.3, waiting: counts.1))
+      widths.append(totalBarCells())
+    }
+    // Narrower once the text grew, then as wide while it shrinks.
+    let screen = scene.screen.trimmedScreen
+    #expect(widths[0] != nil && widths[0]! > widths[1] ?? 0, "\(widths) \(screen)")
+    #expect(widths[1...].allSatisfy { $0 == widths[1] }, "\(widths) \(screen)")
+  }
+
+  /// A retry that starts over shows in a log: progress that goes back by more than a step is
+  /// written at once, with its message, and its steps again; a small step back is not.
+  @Test func piped_progressThatGoesBackIsWrittenAgainFromThere() {
+    let scene = Scene(capabilities: .plain)
+    scene.join("f", .running(.zero))
+    for (completed, message) in [
+      (5, nil), (6, nil), (0, "retry 1 of 2"), (1, "retry 1 of 2"), (2, "retry 1 of 2"),
+      (1, "retry 1 of 2"), (2, "retry 1 of 2"), (3, "retry 1 of 2"),
+    ] as [(Int, String?)] {
+      scene.set(0, .running(RunProgress(completed: completed, of: 10, message: message)))
+    }
+    scene.set(0, .finished)
+    #expect(
+      scene.terminal.lines.dropLast() == [
+        "f: started", "f: 50%  5/10", "f: 60%  6/10", "f: 0%  0/10  retry 1 of 2",
+        "f: 10%  1/10  retry 1 of 2", "f: 20%  2/10  retry 1 of 2",
+        "f: 30%  3/10  retry 1 of 2", "f: finished in 0.0s  10/10",
+      ], "\(scene.terminal.lines)")
+  }
+
   @Test func piped_withoutASummaryLabelThereIsNoSummaryLine() {
     let scene = Scene(capabilities: .plain, summaryLabel: nil)
     scene.join("", .running(.zero))
