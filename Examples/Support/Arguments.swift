@@ -116,7 +116,11 @@ public enum ArgumentValue {
   public static func decimal(
     _ text: String, for name: String, in range: ClosedRange<Double>, what: String
   ) throws(UsageError) -> Double {
-    guard let value = Double(text), range.contains(value) else {
+    // Digits and a point only: `Double` would also take `0x10` (hex), `1e3` and `inf`.
+    let isDecimal = text.utf8.allSatisfy {
+      $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") || $0 == UInt8(ascii: ".")
+    }
+    guard isDecimal, let value = Double(text), range.contains(value) else {
       throw outOfRange(
         text, for: name, what: what, from: shortest(range.lowerBound),
         to: shortest(range.upperBound))

@@ -50,16 +50,20 @@ struct DownloadFile: Equatable, Sendable {
   ]
 
   /// Downloads the file, as far as a simulation does: reports the bytes received after every
-  /// tick, `speed` times as many as ``bytesPerSecond`` says, until all have come, the connection
-  /// breaks off (``DownloadError``), or the run is cancelled (`CancellationError`).
+  /// tick, as many as ``bytesPerSecond`` says, until all have come, the connection breaks off
+  /// (``DownloadError``), or the run is cancelled (`CancellationError`).
+  ///
+  /// At `speed` times the speed, a tick is `speed` times as short, so that the file comes in as
+  /// many chunks.
   @concurrent
   func transfer(speed: Double, reporter: TaskRunner.Reporter) async throws {
     var random = WyRand(seed: jitterSeed)
-    let perTick = bytesPerSecond * speed / Double(DownloadFile.ticksPerSecond)
+    let perTick = bytesPerSecond / Double(DownloadFile.ticksPerSecond)
+    let tick = DownloadFile.tick / speed
     var received = 0
     reporter.report(completed: 0, of: size)
     while received < size {
-      try await Task.sleep(for: DownloadFile.tick)
+      try await Task.sleep(for: tick)
       let jitter = 0.75 + Double(random.next(below: 501)) / 1_000  // 0.75 to 1.25
       received = min(size, received + max(1, Int(perTick * jitter)))
       if let failsAfter, received >= failsAfter {

@@ -24,11 +24,13 @@ final class DownloadQueue {
       return failed > 0 ? .failed : .finished
     }
 
-    /// `8 finished`, `6 finished, 1 failed, 1 cancelled, 3 not started`.
+    /// `8 finished`, `6 finished, 1 failed, 4 cancelled (3 never started)`: the downloads never
+    /// started are counted as cancelled, as the group's counts on the screen above count them.
     var description: String {
+      let allCancelled = cancelled + notStarted
+      let never = notStarted > 0 ? " (\(notStarted) never started)" : ""
       let parts = [
-        (finished, "finished"), (failed, "failed"), (cancelled, "cancelled"),
-        (notStarted, "not started"),
+        (finished, "finished"), (failed, "failed"), (allCancelled, "cancelled" + never),
       ]
       return parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
     }

@@ -92,10 +92,11 @@ final class Screen {
     let face = isButtonEnabled ? "\u{1B}[7m" : "\u{1B}[2m"
     let title = "  \(Screen.buttonTitle)  "
     guard output.columns > title.count + 3 else {
-      // Too narrow for the box: the face alone.
+      // Too narrow for the box: the face alone, cut to the width so that it does not wrap.
       for row in 3...5 { clear(row) }
       move(to: 4)
-      output.write(" " + face + Screen.buttonTitle + "\u{1B}[0m\u{1B}[K")
+      let shown = String(Screen.buttonTitle.prefix(max(output.columns - 2, 0)))
+      output.write(" " + face + shown + "\u{1B}[0m\u{1B}[K")
       return
     }
     let (topLeft, topRight, bottomLeft, bottomRight, horizontal, vertical) =

@@ -64,7 +64,7 @@ struct DownloadQueueTests {
     let outcome = await queue.waitForEnd()
     #expect(outcome == DownloadQueue.Outcome(cancelled: 2, notStarted: 3, wasCancelled: true))
     #expect(outcome.status == .interrupted)
-    #expect(outcome.description == "2 cancelled, 3 not started")
+    #expect(outcome.description == "5 cancelled (3 never started)")
     // The downloads never started end cancelled too, so that the group's counts add up.
     #expect(queue.group.counts.cancelled == 5 && queue.group.counts.idle == 0)
   }

@@ -78,7 +78,7 @@ struct DownloadsTerminalTests {
     #expect(await terminal.read(until: Self.hint("Enter", "start again"), after: beforeCancel))
     let cancelled = String(decoding: terminal.bytes.dropFirst(beforeCancel), as: UTF8.self)
     #expect(cancelled.contains("cancelled after"), "the bars under way end cancelled")
-    #expect(cancelled.contains("not started"), "the waiting downloads never start")
+    #expect(cancelled.contains("never started)"), "the waiting downloads never start")
     let afterCancel = terminal.bytesRead
     terminal.type("\r")  // a new run of the whole queue
     #expect(await terminal.read(until: Self.hint("c", "cancel all"), after: afterCancel))

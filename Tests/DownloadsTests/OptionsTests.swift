@@ -46,6 +46,18 @@ struct OptionsTests {
     }
   }
 
+  /// A speed is typed in digits and a point: what `Double` also reads, hex and exponents, is not
+  /// a speed the help shows.
+  @Test(arguments: ["0x10", "1e3", "inf", "+2", "fast", ""])
+  func aSpeedThatIsNotPlainDecimalIsAnError(speed: String) {
+    #expect(
+      throws: Options.UsageError(
+        "option '--speed' expects a factor from 0.1 to 1000; got '\(speed)'")
+    ) {
+      try Options.parse(["--speed", speed])
+    }
+  }
+
   @Test func helpWinsOverEverythingValid() throws {
     #expect(try Options.parse(["--count", "3", "--help"]).showsHelp)
     #expect(try Options.parse(["--fail-at", "99", "-h"]).showsHelp)

@@ -229,6 +229,18 @@ struct HeavyTaskTerminalTests {
     await quit(process, on: terminal)
   }
 
+  /// Too narrow for its box, the button is its face alone, cut to the width rather than wrapped
+  /// onto the rows below.
+  @Test func onATerminalTooNarrowForTheBoxTheButtonIsCutToTheWidth() async throws {
+    let terminal = try PseudoTerminal(columns: 80)
+    let process = try terminal.launch([])
+    #expect(await terminal.read(until: "view, in a terminal"))
+    let before = terminal.bytesRead
+    terminal.resize(columns: 12, for: process)
+    #expect(await terminal.read(until: "\u{1B}[7mPerform a \u{1B}[0m", after: before))
+    await quit(process, on: terminal)
+  }
+
   @Test func aDumbTerminalGetsNoScreenAndABarRedrawnWithoutEscapeSequences() async throws {
     let terminal = try PseudoTerminal()
     let process = try terminal.launch(
