@@ -218,26 +218,23 @@ struct HeavyTaskTerminalTests {
     )
   }
 
-  @Test func aResizeRedrawsTheScreenAtTheNewWidth() async throws {
+  /// A resize clears the screen and draws it again at the new width: at 30 columns with the
+  /// short help that fits; at 12, too narrow for the button's box, with the button's face alone,
+  /// cut to the width rather than wrapped onto the rows below.
+  @Test(
+    arguments: [
+      (30, ["\u{1B}[2J", "Enter q"]),
+      (12, ["\u{1B}[2J", "\u{1B}[7mPerform a \u{1B}[0m"]),
+    ] as [(UInt16, [String])])
+  func aResizeRedrawsTheScreenAtTheNewWidth(columns: UInt16, shows texts: [String]) async throws {
     let terminal = try PseudoTerminal(columns: 80)
     let process = try terminal.launch([])
     #expect(await terminal.read(until: "view, in a terminal"))
     let before = terminal.bytesRead
-    terminal.resize(columns: 30, for: process)
-    #expect(await terminal.read(until: "\u{1B}[2J", after: before))  // cleared and drawn again
-    #expect(await terminal.read(until: "Enter q", after: before))  // the short help that fits
-    await quit(process, on: terminal)
-  }
-
-  /// Too narrow for its box, the button is its face alone, cut to the width rather than wrapped
-  /// onto the rows below.
-  @Test func onATerminalTooNarrowForTheBoxTheButtonIsCutToTheWidth() async throws {
-    let terminal = try PseudoTerminal(columns: 80)
-    let process = try terminal.launch([])
-    #expect(await terminal.read(until: "view, in a terminal"))
-    let before = terminal.bytesRead
-    terminal.resize(columns: 12, for: process)
-    #expect(await terminal.read(until: "\u{1B}[7mPerform a \u{1B}[0m", after: before))
+    terminal.resize(columns: columns, for: process)
+    for text in texts {
+      #expect(await terminal.read(until: text, after: before), "\(columns) columns: \(text)")
+    }
     await quit(process, on: terminal)
   }
 
