@@ -132,17 +132,23 @@ extension TaskRunnerGroup {
       let newItems = Array(newItems)
       // The caller's closures before any change, in case they act on the queue.
       let labels = newItems.map(label)
-      let weights = weight.map { newItems.map($0) }
+      // A weight that is not a finite number of 0 or more is left to the group's weighting.
+      let given = weight.map { weight in
+        newItems.map { item -> Double? in
+          let weight = weight(item)
+          return weight.isFinite && weight >= 0 ? weight : nil
+        }
+      }
       guard let group, machine.append(count: newItems.count) != nil else { return false }
       // By default an item weighs 1 in a group that counts items, and in one that counts bytes
       // what the group's weighting says, its run's total: weights of 1 there would sum up to a
       // count of items shown as bytes, `21.0 kB / 21.0 kB` for 21,017 files of 244 MB.
-      let byDefault: Double? = group.unit.isBytes ? nil : 1
+      let weights =
+        given ?? Array(repeating: group.unit.isBytes ? nil : 1, count: newItems.count)
       items.append(contentsOf: newItems)
       var members: [Member] = []
       members.reserveCapacity(newItems.count)
-      for (index, label) in labels.enumerated() {
-        let weight = weights.map { $0[index] }.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+      for (label, weight) in zip(labels, weights) {
         // No animation: a queue's runners come and go by the thousand, and each that eased
         // its bar after its run ended would cost a frame on every frame until it settled, a
         // cost that grew with the rate of items (a queue of 100,000 no-op items took 250 µs an
@@ -153,7 +159,7 @@ extension TaskRunnerGroup {
         runners.append(runner)
         members.append(
           Member(
-            runner: runner, label: label, weight: weights == nil ? byDefault : weight))
+            runner: runner, label: label, weight: weight))
       }
       group.insertWaiting(members)
       startWhatFits()

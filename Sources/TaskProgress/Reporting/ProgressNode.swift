@@ -774,8 +774,7 @@ final class ProgressNode: Sendable {
       if first.isConsistent {
         let progress = first.progress
         first.keep(progress)
-        guard let amounts = root.amountsReading else { return progress }
-        return progress.withAmounts(amounts)
+        return withAmounts(progress, of: root)
       }
       first.attempt += 1
       first.needsWords = true
@@ -828,10 +827,13 @@ final class ProgressNode: Sendable {
         stack[top].needsWords = true
       }
     }
+    return returned?.progress.map { withAmounts($0, of: root) }
+  }
+
+  /// `progress` with the bytes and files `root`'s tree counted, if it counted any.
+  private static func withAmounts(_ progress: RunProgress, of root: ProgressNode) -> RunProgress {
     // Most runs count no bytes: their reading is returned as it is, without a copy.
-    guard let progress = returned?.progress, let amounts = root.amountsReading else {
-      return returned?.progress
-    }
+    guard let amounts = root.amountsReading else { return progress }
     return progress.withAmounts(amounts)
   }
 

@@ -324,17 +324,25 @@ final class OpenFile: Sendable {
   /// `fsync(2)`, or what a test puts in its place.
   private let syncFile: @Sendable (Int32) -> Int32
   private let state = Locked(State())
-  /// ``SyncState``'s raw value: whether a sync is under way, and whether another is wanted.
-  private let syncs = Atomic<Int>(SyncState.idle.rawValue)
+  /// ``SyncState``'s raw value: whether a background sync is under way, and whether another is
+  /// wanted.
+  private let backgroundSync = Atomic<Int>(SyncState.idle.rawValue)
 
   private struct State {
+    /// Whether writes and syncs may use the descriptor: until ``close()``.
     var isOpen = true
     /// The syncs using the descriptor: the background one, and ``LogFileRenderer/flush()``'s.
     var syncs = 0
-    /// Closed while a sync used the descriptor: the sync closes it.
-    var closesAfterSync = false
-    /// The descriptor was closed.
+    /// The descriptor was closed: by ``close()``, or, when syncs were using it then, by the
+    /// last of them.
     var isClosed = false
+
+    /// Whether the descriptor is to be closed now: closed to writes and syncs, and used by none.
+    mutating func closesNow() -> Bool {
+      guard !isOpen, !isClosed, syncs == 0 else { return false }
+      isClosed = true
+      return true
+    }
   }
 
   private enum SyncState: Int {
@@ -356,7 +364,7 @@ final class OpenFile: Sendable {
 
   /// Whether no background sync is under way or asked for.
   var isSyncIdle: Bool {
-    syncs.load(ordering: .acquiring) == SyncState.idle.rawValue
+    backgroundSync.load(ordering: .acquiring) == SyncState.idle.rawValue
   }
 
   deinit {
@@ -382,10 +390,10 @@ final class OpenFile: Sendable {
   /// Asks for a sync in the background; returns whether the caller starts it, `false` when the
   /// one under way will sync once more when it is done.
   func requestSync() -> Bool {
-    var current = syncs.load(ordering: .relaxed)
+    var current = backgroundSync.load(ordering: .relaxed)
     while true {
       let next: SyncState = current == SyncState.idle.rawValue ? .syncing : .syncingWithMore
-      let (exchanged, original) = syncs.compareExchange(
+      let (exchanged, original) = backgroundSync.compareExchange(
         expected: current, desired: next.rawValue, ordering: .acquiringAndReleasing)
       if exchanged { return next == .syncing }
       current = original
@@ -395,13 +403,13 @@ final class OpenFile: Sendable {
   /// Ends a background sync; returns whether another was asked for meanwhile, which the caller
   /// then makes.
   func syncAgain() -> Bool {
-    if syncs.compareExchange(
+    if backgroundSync.compareExchange(
       expected: SyncState.syncingWithMore.rawValue, desired: SyncState.syncing.rawValue,
       ordering: .acquiringAndReleasing
     ).exchanged {
       return true
     }
-    syncs.store(SyncState.idle.rawValue, ordering: .releasing)
+    backgroundSync.store(SyncState.idle.rawValue, ordering: .releasing)
     return false
   }
 
@@ -419,8 +427,7 @@ final class OpenFile: Sendable {
     let code = errno
     let closes = state.withLock { state in
       state.syncs -= 1
-      state.isClosed = state.closesAfterSync && state.syncs == 0
-      return state.isClosed
+      return state.closesNow()
     }
     if closes {
       _ = closeDescriptor(descriptor)
@@ -430,14 +437,11 @@ final class OpenFile: Sendable {
   }
 
   func close() {
-    let closesNow = state.withLock { state in
-      guard state.isOpen else { return false }
+    let closes = state.withLock { state in
       state.isOpen = false
-      state.closesAfterSync = state.syncs > 0
-      state.isClosed = state.syncs == 0
-      return state.isClosed
+      return state.closesNow()
     }
-    if closesNow {
+    if closes {
       _ = closeDescriptor(descriptor)
     }
   }
