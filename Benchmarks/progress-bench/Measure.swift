@@ -105,7 +105,7 @@ enum Measure {
     await observedRun { runner, span in
       await runner.run { reporter in
         for item in 0..<n {
-          try reporter.checkCancellation()
+          if reporter.isCancelled { throw CancellationError() }
           await noOp()
           reporter.report(completed: item + 1, of: n)
         }

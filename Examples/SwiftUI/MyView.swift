@@ -25,11 +25,11 @@ struct MyView: View {
       HStack {
         Button("Perform a Heavy Task") {
           let count = objects.count
-          runner.start(over: objects) { object, subprogress in
-            let reporter = subprogress.start(totalCount: 1)
-            reporter.report(message: "Processing object \(object.number) of \(count)")
-            try await object.someTask()
-            reporter.complete(count: 1)
+          runner.start { reporter in
+            try await reporter.forEach(objects) { object, reporter in
+              reporter.report(message: "Processing object \(object.number) of \(count)")
+              try await object.someTask()
+            }
           }
         }
         .disabled(runner.isActive)  // running or paused

@@ -14,10 +14,10 @@ struct HeavyTaskWork {
     self.options = options
     let animation: ProgressAnimation =
       switch options.curve {
-      case .linear: .linear
-      case .easeIn: .easeIn
-      case .easeOut: .easeOut
-      case .easeInOut: .easeInOut
+      case .linear: ProgressAnimation(curve: .linear)
+      case .easeIn: ProgressAnimation(curve: .easeIn)
+      case .easeOut: ProgressAnimation(curve: .easeOut)
+      case .easeInOut: ProgressAnimation(curve: .easeInOut)
       case .spring: .default
       case .none: .instant
       }

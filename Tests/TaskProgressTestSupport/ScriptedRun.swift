@@ -10,7 +10,7 @@ package struct ScriptedRun {
   package var step: Duration = .milliseconds(200)
   package var failAfter: Int?
   package var error: any Error = TestError(message: "disk full")
-  package var animation: ProgressAnimation = .linear
+  package var animation = ProgressAnimation(curve: .linear)
 
   /// Creates the default script: counts 5, 10, 20, 30, 45 and 50 of 50, 200 ms apart.
   package init() {}

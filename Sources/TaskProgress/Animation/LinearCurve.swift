@@ -1,8 +1,5 @@
 /// A curve that moves at a constant speed: `value(at: t) == t`.
 public struct LinearCurve: AnimationCurve, Hashable {
-  /// Creates the linear curve.
-  public init() {}
-
   /// The progress at `time`: `time` itself, clamped to `0...1`.
   public func value(at time: Double) -> Double {
     guard !time.isNaN else { return 0 }

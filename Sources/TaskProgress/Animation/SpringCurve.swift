@@ -24,7 +24,7 @@ public struct SpringCurve: AnimationCurve, Hashable {
   ///   - response: The period of the undamped spring, in seconds, clamped to `0.01...100`;
   ///     NaN becomes 0.55.
   ///   - dampingFraction: The ratio to critical damping, clamped to `0.01...100`; NaN becomes 1.
-  public init(response: Double = 0.55, dampingFraction: Double = 1) {
+  init(response: Double = 0.55, dampingFraction: Double = 1) {
     self.response = response.isNaN ? 0.55 : min(max(response, 0.01), 100)
     self.dampingFraction = dampingFraction.isNaN ? 1 : min(max(dampingFraction, 0.01), 100)
     let settling = SpringCurve.settlingSeconds(
@@ -36,7 +36,7 @@ public struct SpringCurve: AnimationCurve, Hashable {
 
   /// Creates a spring from SwiftUI's newer parameters: a perceptual `duration` in seconds and a
   /// `bounce` in `-1...1`, where 0 is critically damped and positive values bounce.
-  public init(duration: Double, bounce: Double) {
+  init(duration: Double, bounce: Double) {
     let bounce = bounce.isNaN ? 0 : min(max(bounce, -0.99), 0.99)
     let damping = bounce >= 0 ? 1 - bounce : 1 / (1 + bounce)
     self.init(response: duration, dampingFraction: damping)
@@ -121,6 +121,12 @@ public struct SpringCurve: AnimationCurve, Hashable {
 extension AnimationCurve where Self == SpringCurve {
   /// A spring with SwiftUI's parameters: `response` in seconds and `dampingFraction`, where 1 is
   /// critically damped (no overshoot).
+  ///
+  /// - Parameters:
+  ///   - response: The period of the undamped spring, in seconds, clamped to `0.01...100`;
+  ///     NaN becomes 0.55.
+  ///   - dampingFraction: The ratio to critical damping, clamped to `0.01...100`; NaN becomes 1.
+  /// - Returns: The spring, to pass wherever an ``AnimationCurve`` is expected.
   public static func spring(response: Double = 0.55, dampingFraction: Double = 1) -> SpringCurve {
     SpringCurve(response: response, dampingFraction: dampingFraction)
   }

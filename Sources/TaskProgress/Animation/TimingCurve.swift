@@ -20,7 +20,7 @@ public struct TimingCurve: AnimationCurve, Hashable {
   public let c2y: Double
 
   /// Creates a curve with control points `(c1x, c1y)` and `(c2x, c2y)`.
-  public init(_ c1x: Double, _ c1y: Double, _ c2x: Double, _ c2y: Double) {
+  init(_ c1x: Double, _ c1y: Double, _ c2x: Double, _ c2y: Double) {
     self.c1x = TimingCurve.sanitized(c1x, linear: 1.0 / 3, clampedToUnit: true)
     self.c1y = TimingCurve.sanitized(c1y, linear: 1.0 / 3, clampedToUnit: false)
     self.c2x = TimingCurve.sanitized(c2x, linear: 2.0 / 3, clampedToUnit: true)

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// @MainActor @Test func barGlidesToTheReportedValue() async {
 ///   let clock = ManualClock()
-///   let runner = TaskRunner(animation: .linear, clock: clock)
+///   let runner = TaskRunner(animation: ProgressAnimation(curve: .linear), clock: clock)
 ///   // ... the operation reports 0.5 and waits ...
 ///   clock.advance(by: .seconds(1) / 60)     // the runner reads the report
 ///   clock.advance(by: .milliseconds(175))   // half of the 0.35 s linear animation

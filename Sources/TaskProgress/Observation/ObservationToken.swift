@@ -62,12 +62,6 @@ public final class ObservationToken: Sendable, Hashable {
     set.insert(self)
   }
 
-  /// Keeps this token in an array: the calls of an observer go on for as long as the array
-  /// holds the token.
-  public func store(in array: inout [ObservationToken]) {
-    array.append(self)
-  }
-
   /// Tokens are equal only to themselves.
   public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool {
     lhs === rhs

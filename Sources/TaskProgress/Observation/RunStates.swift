@@ -9,26 +9,39 @@ extension TaskRunner {
   /// }
   /// ```
   ///
-  /// Each iteration starts with the state the runner has when it begins, then gets every state
-  /// ``observe(_:)`` delivers, in order. See ``RunStates`` for how a consumer that lags behind
-  /// catches up, and when the sequence ends.
-  public var states: RunStates {
+  /// Each iterator is a registration of its own with the runner, made on the main actor when
+  /// it is first asked for a state. It yields the state the runner has then, followed by the
+  /// states ``observe(_:)`` delivers, in the same order: a consumer that keeps up sees every one
+  /// of them.
+  ///
+  /// A consumer slower than the runner misses no transition, and what waits for it grows with
+  /// the transitions, not with the reports: while states wait, a new `.running` (or `.paused`)
+  /// state replaces the last waiting state if that one has the same phase, and every other state
+  /// joins the queue. So a consumer that falls behind gets the latest progress of each stretch
+  /// of running or pausing, and every state around them:
+  ///
+  /// ```
+  /// runner:   idle  running(0) running(0.4) running(0.8) finished idle running(0)
+  /// waiting:  idle  running(0.8)                         finished idle running(0)
+  /// ```
+  ///
+  /// The sequence ends when the runner is deallocated, after the states it published on the
+  /// way (`.cancelled`, if a run was active), and when the iterating task is cancelled, at once,
+  /// dropping the states that were waiting. Neither the sequence nor its iterators keep the
+  /// runner alive: a sequence whose runner is gone before iteration begins is empty. An iterator
+  /// that is released ends its registration.
+  public var states: some AsyncSequence<RunState, Never> & Sendable {
     RunStates(runner: self)
   }
 }
 
-/// The states of a ``TaskRunner``, as an asynchronous sequence; get one from
-/// ``TaskRunner/states``.
-///
-/// Each iterator is a registration of its own with the runner, made on the main actor when its
-/// ``AsyncIterator/next(isolation:)`` is first called. It yields the state the runner has then,
-/// followed by the states ``TaskRunner/observe(_:)`` delivers, in the same order: a consumer that
-/// keeps up sees every one of them.
-public struct RunStates: AsyncSequence, Sendable {
+/// The states of a ``TaskRunner``, as an asynchronous sequence: what ``TaskRunner/states``
+/// returns.
+struct RunStates: AsyncSequence, Sendable {
   /// A state of the runner.
-  public typealias Element = RunState
+  typealias Element = RunState
   /// The sequence never throws.
-  public typealias Failure = Never
+  typealias Failure = Never
 
   private weak var runner: TaskRunner?
 
@@ -38,14 +51,14 @@ public struct RunStates: AsyncSequence, Sendable {
 
   /// Creates an iterator with a registration of its own, which begins with its first
   /// ``AsyncIterator/next(isolation:)``.
-  public func makeAsyncIterator() -> AsyncIterator {
+  func makeAsyncIterator() -> AsyncIterator {
     AsyncIterator(runner: runner)
   }
 
   /// Iterates over the states of a runner; see ``RunStates``.
   ///
   /// Call ``next(isolation:)`` from one task at a time.
-  public struct AsyncIterator: AsyncIteratorProtocol {
+  struct AsyncIterator: AsyncIteratorProtocol {
     /// The runner to register with, until the registration is made.
     private weak var runner: TaskRunner?
     /// The registration: `nil` once the sequence has ended.
@@ -61,7 +74,7 @@ public struct RunStates: AsyncSequence, Sendable {
     ///
     /// The first call registers with the runner on the main actor and returns the runner's
     /// state at once.
-    public mutating func next(
+    mutating func next(
       isolation actor: isolated (any Actor)? = #isolation
     ) async -> RunState? {
       guard let subscription else { return nil }
@@ -81,7 +94,7 @@ public struct RunStates: AsyncSequence, Sendable {
     }
 
     /// Waits for the next state and returns it, as ``next(isolation:)`` does.
-    public mutating func next() async -> RunState? {
+    mutating func next() async -> RunState? {
       await next(isolation: nil)
     }
   }

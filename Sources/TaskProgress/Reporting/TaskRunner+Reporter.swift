@@ -200,9 +200,10 @@ extension TaskRunner {
       node.signals.isCancelled
     }
 
-    /// Throws `CancellationError` if the run this reporter belongs to was cancelled.
-    @inlinable
-    public func checkCancellation() throws(CancellationError) {
+    /// Throws `CancellationError` if the run this reporter belongs to was cancelled: the check of
+    /// ``checkpoint()`` without its turn for other tasks, for the item loops.
+    @usableFromInline
+    func checkCancellation() throws(CancellationError) {
       if isCancelled { throw CancellationError() }
     }
 

@@ -38,10 +38,10 @@ extension TaskRunner.Reporter {
     perform: @escaping @concurrent @Sendable (C.Element, TaskRunner.Reporter) async throws -> Void
   ) async throws where C.Element: Sendable {
     let reporter = self
-    try await TaskRunner.perform(
-      over: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
+    try await TaskRunner.forEachWeightedItem(
+      of: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
     ) { item, weight in
-      try await TaskRunner.perform(item, weight: weight, reporter: reporter, perform)
+      try await TaskRunner.performWeightedItem(item, weight: weight, reporter: reporter, perform)
     }
   }
 }

@@ -1,11 +1,12 @@
 extension TaskRunner {
-  /// Starts performing `perform` on each item in order, off the main actor, unless a run is
-  /// active; reports `i / count` after each item.
+  /// Starts performing `perform` on each item, off the main actor, unless a run is active, and
+  /// reports how many items are done as each one ends.
   ///
-  /// Cancellation is checked before each item, and a paused run (``pause()``) waits there until
-  /// it resumes. An empty collection finishes at once (the
-  /// hand-written `for index in 1...count` loop traps on it). A loop whose items never suspend
-  /// still yields to other tasks every few milliseconds, so you never call `Task.yield()` yourself.
+  /// By default the items are performed in order, one at a time, and the run reports `i / count`
+  /// after each. Cancellation is checked before each item, and a paused run (``pause()``) waits
+  /// there until it resumes. An empty collection finishes at once (the hand-written
+  /// `for index in 1...count` loop traps on it). A loop whose items never suspend still yields to
+  /// other tasks every few milliseconds, so you never call `Task.yield()` yourself.
   ///
   /// ```swift
   /// runner.start(over: objects) { object in
@@ -13,21 +14,52 @@ extension TaskRunner {
   /// }
   /// ```
   ///
+  /// With a `maxConcurrency` above 1, up to that many items are in flight at once. They start in
+  /// the collection's order and end in any order; each is performed once. The first error an item
+  /// throws fails the run and cancels the items still in flight (which then ending with
+  /// `CancellationError` leaves the run `.failed`), and no item starts after a failure or a
+  /// cancel. A paused run starts no item until it resumes; the items in flight go on.
+  ///
+  /// With a `weight`, each item counts for its weight in the run's progress, a 1 GB file as a
+  /// million 1 KB ones: the run's total is the sum of the weights, and an item's weight joins the
+  /// completed count when `perform` returns. `weight` is called once per item, before the first
+  /// one starts; negative weights count as 0. When every weight is 0, the run shows complete from
+  /// the start, as a total of 0 does.
+  ///
+  /// ```swift
+  /// runner.start(over: files, maxConcurrency: 4, weight: \.size) { file in
+  ///   try await upload(file)
+  /// }
+  /// ```
+  ///
+  /// To give each item a reporter of its own, so that the progress within items shows too,
+  /// run ``Reporter/forEach(_:maxConcurrency:weight:perform:)`` in an operation:
+  /// `runner.start { try await $0.forEach(files, maxConcurrency: 4) { file, reporter in ... } }`.
+  ///
+  /// - Parameters:
+  ///   - priority: The priority of the run's task; `nil` for the default.
+  ///   - items: The items.
+  ///   - maxConcurrency: The most items performed at once; values below 1 mean 1.
+  ///   - weight: What an item counts for, such as its size in bytes; `nil` counts each item as 1.
+  ///   - perform: The work on one item.
   /// - Returns: `true` if the run started, `false` if a run was already active.
   @inlinable
   @discardableResult
   public func start<C: Collection & Sendable>(
     priority: TaskPriority? = nil,
     over items: C,
+    maxConcurrency: Int = 1,
+    weight: (@Sendable (C.Element) -> Int)? = nil,
     perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
   ) -> Bool where C.Element: Sendable {
     start(priority: priority) { reporter in
-      try await TaskRunner.perform(perform, over: items, reporter: reporter)
+      try await TaskRunner.forEachItem(
+        of: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter, perform)
     }
   }
 
-  /// Performs `perform` on each item like ``start(priority:over:perform:)`` and waits for the
-  /// run to end.
+  /// Performs `perform` on each item like ``start(priority:over:maxConcurrency:weight:perform:)``
+  /// and waits for the run to end.
   ///
   /// - Returns: The terminal state of the run this call started, or, if a run was already
   ///   active, the current state at once.
@@ -36,20 +68,55 @@ extension TaskRunner {
   public func run<C: Collection & Sendable>(
     priority: TaskPriority? = nil,
     over items: C,
+    maxConcurrency: Int = 1,
+    weight: (@Sendable (C.Element) -> Int)? = nil,
     perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
   ) async -> RunState where C.Element: Sendable {
     await run(priority: priority) { reporter in
-      try await TaskRunner.perform(perform, over: items, reporter: reporter)
+      try await TaskRunner.forEachItem(
+        of: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter, perform)
     }
   }
 
-  /// The loop behind `start(over:)`: inlinable, so that it is specialised for the caller's
+  /// The loop behind `start(over:)`: one item at a time, several at once, or weighted.
+  @inlinable
+  nonisolated static func forEachItem<C: Collection & Sendable>(
+    of items: C,
+    maxConcurrency: Int,
+    weight: (@Sendable (C.Element) -> Int)?,
+    reporter: Reporter,
+    _ perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
+  ) async throws where C.Element: Sendable {
+    if let weight {
+      try await forEachWeightedItem(
+        of: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
+      ) { item, weight in
+        try await perform(item)
+        reporter.complete(count: weight)
+      }
+    } else if maxConcurrency > 1 {
+      let total = items.count
+      var completed = 0
+      try await forEachItemConcurrently(
+        of: items, maxConcurrency: maxConcurrency, reporter: reporter
+      ) {
+        try await perform($0)
+      } itemEnded: {
+        completed += 1
+        reporter.report(completed: completed, of: total)
+      }
+    } else {
+      try await forEachItemInOrder(of: items, reporter: reporter, perform)
+    }
+  }
+
+  /// The loop of one item at a time: inlinable, so that it is specialised for the caller's
   /// collection, and checking the run's cancellation flag (one relaxed load) between items.
   @inlinable
-  nonisolated static func perform<C: Collection>(
-    _ perform: @concurrent @Sendable (C.Element) async throws -> Void,
-    over items: C,
-    reporter: Reporter
+  nonisolated static func forEachItemInOrder<C: Collection>(
+    of items: C,
+    reporter: Reporter,
+    _ perform: @concurrent @Sendable (C.Element) async throws -> Void
   ) async throws {
     let total = items.count
     var completed = 0
@@ -68,81 +135,6 @@ extension TaskRunner {
       }
     }
   }
-}
-
-extension TaskRunner {
-  /// Starts performing `perform` on the items, up to `maxConcurrency` at once, off the main
-  /// actor, unless a run is active; reports the count of items done as each one ends.
-  ///
-  /// Items start in the collection's order and end in any order; each is performed once. The
-  /// first error an item throws fails the run and cancels the items still in flight (which then
-  /// ending with `CancellationError` leaves the run `.failed`), and no item starts after a failure
-  /// or a cancel. A paused run (``pause()``) starts no item until it resumes; the items in flight
-  /// go on. An empty collection finishes at once. A `maxConcurrency` below 1 means 1, which
-  /// is ``start(priority:over:perform:)``.
-  ///
-  /// ```swift
-  /// runner.start(over: files, maxConcurrency: 4) { file in
-  ///   try await upload(file)
-  /// }
-  /// ```
-  ///
-  /// - Returns: `true` if the run started, `false` if a run was already active.
-  @inlinable
-  @discardableResult
-  public func start<C: Collection & Sendable>(
-    priority: TaskPriority? = nil,
-    over items: C,
-    maxConcurrency: Int,
-    perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
-  ) -> Bool where C.Element: Sendable {
-    start(priority: priority) { reporter in
-      try await TaskRunner.perform(
-        perform, over: items, maxConcurrency: maxConcurrency, reporter: reporter)
-    }
-  }
-
-  /// Performs `perform` on the items, up to `maxConcurrency` at once, like
-  /// ``start(priority:over:maxConcurrency:perform:)-(_,_,_,(C.Element)->Void)``, and waits for the run to end.
-  ///
-  /// - Returns: The terminal state of the run this call started, or, if a run was already
-  ///   active, the current state at once.
-  @inlinable
-  @discardableResult
-  public func run<C: Collection & Sendable>(
-    priority: TaskPriority? = nil,
-    over items: C,
-    maxConcurrency: Int,
-    perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
-  ) async -> RunState where C.Element: Sendable {
-    await run(priority: priority) { reporter in
-      try await TaskRunner.perform(
-        perform, over: items, maxConcurrency: maxConcurrency, reporter: reporter)
-    }
-  }
-
-  /// The loop behind `start(over:maxConcurrency:)`: up to `maxConcurrency` items in flight, and
-  /// the count done reported as each one ends.
-  @inlinable
-  nonisolated static func perform<C: Collection & Sendable>(
-    _ perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void,
-    over items: C,
-    maxConcurrency: Int,
-    reporter: Reporter
-  ) async throws where C.Element: Sendable {
-    guard maxConcurrency > 1 else {
-      try await TaskRunner.perform(perform, over: items, reporter: reporter)
-      return
-    }
-    let total = items.count
-    var completed = 0
-    try await performConcurrently(over: items, maxConcurrency: maxConcurrency, reporter: reporter) {
-      try await perform($0)
-    } itemEnded: {
-      completed += 1
-      reporter.report(completed: completed, of: total)
-    }
-  }
 
   /// A task group that keeps up to `maxConcurrency` items in flight, in the collection's order,
   /// and starts none once the run is cancelled; calls `itemEnded` as each one ends.
@@ -150,8 +142,8 @@ extension TaskRunner {
   /// The first error leaves the group, which cancels the items in flight and waits for them, so
   /// the run fails with that error, whatever they then throw.
   @inlinable
-  nonisolated static func performConcurrently<C: Collection & Sendable>(
-    over items: C,
+  nonisolated static func forEachItemConcurrently<C: Collection & Sendable>(
+    of items: C,
     maxConcurrency: Int,
     reporter: Reporter,
     _ perform: @escaping @Sendable (C.Element) async throws -> Void,
@@ -208,203 +200,11 @@ extension TaskRunner {
       group.cancelAll()
     }
   }
-}
-
-extension TaskRunner {
-  /// Starts performing `perform` on the items, up to `maxConcurrency` at once, handing each item
-  /// a subprogress worth one item, so that the progress within items shows too.
-  ///
-  /// The run's total is the number of items. Each item's share shows in the run's fraction as the
-  /// item reports to its subprogress, and counts as one completed item when the item's child
-  /// finishes, when its reporter is released, or, for an item that never starts its subprogress,
-  /// when `perform` returns. Items start and fail as for
-  /// ``start(priority:over:maxConcurrency:perform:)-(_,_,_,(C.Element)->Void)``.
-  ///
-  /// ```swift
-  /// runner.start(over: urls, maxConcurrency: 4) { url, subprogress in
-  ///   try await download(url, subprogress: subprogress)
-  /// }
-  /// ```
-  ///
-  /// - Returns: `true` if the run started, `false` if a run was already active.
-  @inlinable
-  @discardableResult
-  public func start<C: Collection & Sendable>(
-    priority: TaskPriority? = nil,
-    over items: C,
-    maxConcurrency: Int = 1,
-    perform: @escaping @concurrent @Sendable (C.Element, consuming Subprogress) async throws -> Void
-  ) -> Bool where C.Element: Sendable {
-    start(priority: priority) { reporter in
-      try await TaskRunner.perform(
-        perform, over: items, maxConcurrency: maxConcurrency, reporter: reporter)
-    }
-  }
-
-  /// Performs `perform` on the items with a subprogress each, like the `start` that hands
-  /// each item a subprogress, and waits for the run to end.
-  ///
-  /// - Returns: The terminal state of the run this call started, or, if a run was already
-  ///   active, the current state at once.
-  @inlinable
-  @discardableResult
-  public func run<C: Collection & Sendable>(
-    priority: TaskPriority? = nil,
-    over items: C,
-    maxConcurrency: Int = 1,
-    perform: @escaping @concurrent @Sendable (C.Element, consuming Subprogress) async throws -> Void
-  ) async -> RunState where C.Element: Sendable {
-    await run(priority: priority) { reporter in
-      try await TaskRunner.perform(
-        perform, over: items, maxConcurrency: maxConcurrency, reporter: reporter)
-    }
-  }
-
-  /// The loop behind `start(over:maxConcurrency:)` with a subprogress per item: the run's total
-  /// is the item count, and each item's child hands its one unit over as it ends.
-  @inlinable
-  nonisolated static func perform<C: Collection & Sendable>(
-    _ perform:
-      @escaping @concurrent @Sendable (C.Element, consuming Subprogress) async throws
-      -> Void,
-    over items: C,
-    maxConcurrency: Int,
-    reporter: Reporter
-  ) async throws where C.Element: Sendable {
-    // The total first, so that shares handed over never move the bar back.
-    reporter.report(completed: 0, of: items.count)
-    try await performConcurrently(over: items, maxConcurrency: maxConcurrency, reporter: reporter) {
-      // Made in the item's task: a subprogress can't be captured, being noncopyable.
-      try await perform($0, reporter.subprogress(assigningCount: 1))
-    }
-  }
-}
-
-extension TaskRunner {
-  /// Starts performing `perform` on the items, up to `maxConcurrency` at once, where each item
-  /// counts for its weight in the run's progress: a 1 GB file as a million 1 KB ones.
-  ///
-  /// The run's total is the sum of the weights, and an item's weight joins the completed count
-  /// when `perform` returns. `weight` is called once per item, before the first one starts;
-  /// negative weights count as 0. Items start, end and fail as for
-  /// ``start(priority:over:maxConcurrency:perform:)-(_,_,_,(C.Element)->Void)``: at most
-  /// `maxConcurrency` at once (values below 1 mean 1), each once, none after a failure or a
-  /// cancel, and an empty collection finishes at once. When every weight is 0, the run shows
-  /// complete from the start, as a total of 0 does.
-  ///
-  /// ```swift
-  /// runner.start(over: files, maxConcurrency: 4, weight: \.size) { file in
-  ///   try await importFile(file)
-  /// }
-  /// ```
-  ///
-  /// - Returns: `true` if the run started, `false` if a run was already active.
-  @inlinable
-  @discardableResult
-  public func start<C: Collection & Sendable>(
-    priority: TaskPriority? = nil,
-    over items: C,
-    maxConcurrency: Int = 1,
-    weight: @escaping @Sendable (C.Element) -> Int,
-    perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
-  ) -> Bool where C.Element: Sendable {
-    start(priority: priority) { reporter in
-      try await TaskRunner.perform(
-        over: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
-      ) { item, weight in
-        try await perform(item)
-        reporter.complete(count: weight)
-      }
-    }
-  }
-
-  /// Performs `perform` on the weighted items like the `start` with a `weight`, and waits for
-  /// the run to end.
-  ///
-  /// - Returns: The terminal state of the run this call started, or, if a run was already
-  ///   active, the current state at once.
-  @inlinable
-  @discardableResult
-  public func run<C: Collection & Sendable>(
-    priority: TaskPriority? = nil,
-    over items: C,
-    maxConcurrency: Int = 1,
-    weight: @escaping @Sendable (C.Element) -> Int,
-    perform: @escaping @concurrent @Sendable (C.Element) async throws -> Void
-  ) async -> RunState where C.Element: Sendable {
-    await run(priority: priority) { reporter in
-      try await TaskRunner.perform(
-        over: items, maxConcurrency: maxConcurrency, weight: weight, reporter: reporter
-      ) { item, weight in
-        try await perform(item)
-        reporter.complete(count: weight)
-      }
-    }
-  }
-
-  /// Starts performing `perform` on the items, up to `maxConcurrency` at once, handing each item
-  /// a reporter of its own whose progress moves the item's weight in the run's progress.
-  ///
-  /// The run's total is the sum of the weights. Each item's reporter is a child assigned the
-  /// item's weight (``Reporter/subprogress(assigningCount:)``) and started with no total: the
-  /// item reports its own, in whatever units it likes (`report(completed:of:)`,
-  /// `report(fractionCompleted:)`, `complete(count:)`), and the run's fraction moves by the
-  /// item's share as it does, not only when the item ends. Until it reports a total, an item adds
-  /// nothing to the fraction. When `perform` returns, the item counts as complete, whatever it
-  /// reported. `weight` is called once per item, before the first one starts; negative weights
-  /// count as 0. Items start, end and fail as for
-  /// ``start(priority:over:maxConcurrency:perform:)-(_,_,_,(C.Element)->Void)``.
-  ///
-  /// ```swift
-  /// runner.start(over: files, maxConcurrency: 4, weight: \.size) { file, reporter in
-  ///   reporter.report(completed: 0, of: file.size)
-  ///   for chunk in file.chunks {
-  ///     try await hash(chunk)
-  ///     reporter.complete(count: chunk.count)
-  ///   }
-  /// }
-  /// ```
-  ///
-  /// - Returns: `true` if the run started, `false` if a run was already active.
-  @inlinable
-  @discardableResult
-  public func start<C: Collection & Sendable>(
-    priority: TaskPriority? = nil,
-    over items: C,
-    maxConcurrency: Int = 1,
-    weight: @escaping @Sendable (C.Element) -> Int,
-    perform: @escaping @concurrent @Sendable (C.Element, Reporter) async throws -> Void
-  ) -> Bool where C.Element: Sendable {
-    start(priority: priority) { reporter in
-      try await reporter.forEach(
-        items, maxConcurrency: maxConcurrency, weight: weight, perform: perform)
-    }
-  }
-
-  /// Performs `perform` on the weighted items with a reporter each, like the `start` that hands
-  /// each item a reporter, and waits for the run to end.
-  ///
-  /// - Returns: The terminal state of the run this call started, or, if a run was already
-  ///   active, the current state at once.
-  @inlinable
-  @discardableResult
-  public func run<C: Collection & Sendable>(
-    priority: TaskPriority? = nil,
-    over items: C,
-    maxConcurrency: Int = 1,
-    weight: @escaping @Sendable (C.Element) -> Int,
-    perform: @escaping @concurrent @Sendable (C.Element, Reporter) async throws -> Void
-  ) async -> RunState where C.Element: Sendable {
-    await run(priority: priority) { reporter in
-      try await reporter.forEach(
-        items, maxConcurrency: maxConcurrency, weight: weight, perform: perform)
-    }
-  }
 
   /// Performs one weighted item with a child reporter of its own, assigned its weight, and
   /// completes the child when `perform` returns, even if the item kept a copy of its reporter.
   @inlinable
-  nonisolated static func perform<Element>(
+  nonisolated static func performWeightedItem<Element>(
     _ item: Element, weight: Int, reporter: Reporter,
     _ perform: @concurrent @Sendable (Element, Reporter) async throws -> Void
   ) async throws {
@@ -413,11 +213,11 @@ extension TaskRunner {
     child.report(fractionCompleted: 1)
   }
 
-  /// The loop behind the weighted `start(over:)`: reports the sum of the weights as the run's
-  /// total, then performs the items concurrently with their weights.
+  /// The loop behind a weighted `start(over:)` and ``Reporter/forEach(_:maxConcurrency:weight:perform:)``:
+  /// reports the sum of the weights as the total, then performs the items with their weights.
   @inlinable
-  nonisolated static func perform<C: Collection & Sendable>(
-    over items: C,
+  nonisolated static func forEachWeightedItem<C: Collection & Sendable>(
+    of items: C,
     maxConcurrency: Int,
     weight: @Sendable (C.Element) -> Int,
     reporter: Reporter,
@@ -434,13 +234,13 @@ extension TaskRunner {
     }
     // The total first, so that items ending or reporting never move the bar back.
     reporter.report(completed: 0, of: total)
-    try await performConcurrently(
-      over: weighted, maxConcurrency: maxConcurrency, reporter: reporter
+    try await forEachItemConcurrently(
+      of: weighted, maxConcurrency: maxConcurrency, reporter: reporter
     ) { try await perform($0.item, $0.weight) }
   }
 }
 
-/// An item of a weighted `start(over:)`, with its weight, computed once.
+/// An item of a weighted loop, with its weight, computed once.
 @usableFromInline
 struct WeightedItem<Element: Sendable>: Sendable {
   @usableFromInline let item: Element

@@ -16,49 +16,21 @@ extension TaskRunner {
     priority: TaskPriority? = nil,
     _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Value
   ) async throws -> Value {
-    try await performCatching(priority: priority, operation).get()
-  }
-
-  /// Runs `operation` like ``perform(priority:_:)`` and returns how the run ended instead of
-  /// throwing, so that one `switch` takes the place of three `catch` clauses.
-  ///
-  /// ```swift
-  /// switch await runner.performCatching({ reporter in try await countLines(reporter) }) {
-  /// case .finished(let lines): print("\(lines) lines")
-  /// case .failed(let error): print("failed: \(error)")
-  /// case .cancelled: print("cancelled")
-  /// case .alreadyActive: print("busy")
-  /// }
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - priority: The priority of the operation's task; `nil` for the default.
-  ///   - operation: The work. It receives the run's ``Reporter`` and returns the result.
-  /// - Returns: `.finished` with what `operation` returned; `.failed` with what it threw;
-  ///   `.cancelled` if it threw `CancellationError` or the run was cancelled, even if it returned
-  ///   a value after the cancel; `.alreadyActive` if a run was already active, in which case
-  ///   nothing started and `operation` is never called.
-  public func performCatching<Value: Sendable>(
-    priority: TaskPriority? = nil,
-    _ operation: @escaping @concurrent @Sendable (Reporter) async throws -> Value
-  ) async -> RunOutcome<Value> {
     let result = ResultSlot<Value>()
     let end = await run(priority: priority) { reporter in
       result.store(try await operation(reporter))
     }
     switch end {
     case .finished:
-      guard let value = result.value else {
-        // Unreachable: a run finishes only when its operation returned, after storing its value.
-        return .cancelled
-      }
-      return .finished(value)
+      // A run finishes only when its operation returned, after storing its value.
+      guard let value = result.value else { throw CancellationError() }
+      return value
     case .failed(let error):
-      return .failed(error)
+      throw error
     case .cancelled:
-      return .cancelled
+      throw CancellationError()
     case .idle, .running, .paused:
-      return .alreadyActive(end.phase)
+      throw AlreadyActiveError(phase: end.phase)
     }
   }
 
@@ -69,7 +41,7 @@ extension TaskRunner {
     public let phase: RunPhase
 
     /// Creates the error for a runner whose active run is in `phase`.
-    public init(phase: RunPhase) {
+    init(phase: RunPhase) {
       self.phase = phase
     }
 

@@ -11,7 +11,7 @@ public import TaskProgress
 @MainActor
 public final class TerminalRenderer: ProgressRenderer {
   /// The longest the interactive bar waits between two redraws: 20 per second, as indicatif.
-  public static let redrawInterval: Duration = TerminalDrawer.redrawInterval
+  static let redrawInterval: Duration = TerminalDrawer.redrawInterval
 
   /// The text before the bar, or before each plain line.
   public let label: String
@@ -47,17 +47,6 @@ public final class TerminalRenderer: ProgressRenderer {
     self.unit = unit
     self.drawer = TerminalDrawer(output: output, restoresOnSignals: restoresTerminalOnSignals)
     self.plain = PlainWriter(output: output)
-  }
-
-  /// A renderer on standard output, as swift-log's `StreamLogHandler.standardOutput(label:)`.
-  public static func standardOutput(label: String = "") -> TerminalRenderer {
-    TerminalRenderer(label: label, output: .standardOutput)
-  }
-
-  /// A renderer on standard error, where ``init(label:unit:output:restoresTerminalOnSignals:)``
-  /// draws by default, as swift-log's `StreamLogHandler.standardError(label:)`.
-  public static func standardError(label: String = "") -> TerminalRenderer {
-    TerminalRenderer(label: label, output: .standardError)
   }
 
   /// Whether the bar is redrawn in place: on an interactive terminal, even one without escape

@@ -125,7 +125,7 @@ struct TerminalRendererTests {
 
   @Test func redrawsAtMostTwentyTimesASecondButTransitionsAtOnce() async {
     // A one-second linear glide moves the bar on every one of its 60 frames a second.
-    let harness = Harness(animation: .linear(duration: .seconds(1)))
+    let harness = Harness(animation: ProgressAnimation(curve: .linear, duration: .seconds(1)))
     let clock = harness.clock
     let terminal = MemoryTerminal(columns: 60, now: { clock.now.offset })
     let token = harness.runner.attach(TerminalRenderer(output: terminal))
@@ -350,7 +350,7 @@ struct TerminalRendererTests {
   @Test func theRateAndTheETAAreTheRunnersOwnAndShowOnlyOnceItHasThem() async {
     // Slow, then a burst, then slow again.
     let counts = [2, 4, 6, 8, 10, 12, 14, 60, 62, 64, 66, 68, 70, 72, 74, 76, 78, 80]
-    let harness = Harness(animation: .linear)
+    let harness = Harness(animation: ProgressAnimation(curve: .linear))
     let terminal = MemoryTerminal(columns: 120)
     let log = DrawLog(terminal: terminal, label: "Task")
     let token = harness.runner.attach(log)

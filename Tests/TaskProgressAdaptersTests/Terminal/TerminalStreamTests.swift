@@ -26,7 +26,6 @@ struct TerminalStreamTests {
     _ = TerminalRenderer(label: "Task", output: .standardOutput, restoresTerminalOnSignals: false)
     _ = TerminalGroupRenderer(output: .standardError, restoresTerminalOnSignals: false)
     _ = TerminalGroupRenderer(output: .standardOutput, restoresTerminalOnSignals: false)
-    _ = TerminalRenderer.standardError(label: "Task")
     #expect(TerminalStream.standardError.fileDescriptor == STDERR_FILENO)
     #expect(TerminalStream.standardOutput.fileDescriptor == STDOUT_FILENO)
   }

@@ -131,8 +131,8 @@ struct StateRecorderTests {
   }
 
   @Test func framesAreRecordedOnlyWhenAsked() async {
-    let quiet = Harness(animation: .linear)
-    let framed = Harness(animation: .linear, recordingFrames: true)
+    let quiet = Harness(animation: ProgressAnimation(curve: .linear))
+    let framed = Harness(animation: ProgressAnimation(curve: .linear), recordingFrames: true)
     for harness in [quiet, framed] {
       _ = await harness.runner.run { _ in }
       harness.clock.advance(by: .seconds(1))

@@ -19,8 +19,11 @@ struct ProgressAnimationTests {
 
   @Test func timingPresetsLastSwiftUIs035Seconds() {
     let presets: [(ProgressAnimation, any AnimationCurve)] = [
-      (.linear, LinearCurve()), (.easeIn, TimingCurve.easeIn), (.easeOut, TimingCurve.easeOut),
-      (.easeInOut, TimingCurve.easeInOut),
+      (ProgressAnimation(curve: .linear), LinearCurve.linear),
+      (ProgressAnimation(curve: .easeIn), TimingCurve.easeIn),
+      (ProgressAnimation(curve: .easeOut), TimingCurve.easeOut),
+      (ProgressAnimation(curve: .easeInOut), TimingCurve.easeInOut),
+      (ProgressAnimation(curve: .timingCurve(0.2, 0.8, 0.2, 1)), TimingCurve(0.2, 0.8, 0.2, 1)),
     ]
     for (animation, curve) in presets {
       #expect(animation.duration == .milliseconds(350))
@@ -40,9 +43,6 @@ struct ProgressAnimationTests {
       ProgressAnimation(curve: .timingCurve(0.1, 0.2, 0.3, 0.4), duration: .seconds(1)),
       ProgressAnimation(curve: .spring(response: 0.3, dampingFraction: 0.8), duration: .seconds(1)),
       ProgressAnimation(curve: .spring(duration: 0.3, bounce: 0.2), duration: .seconds(1)),
-      .linear(duration: .seconds(1)), .easeIn(duration: .seconds(1)),
-      .easeOut(duration: .seconds(1)),
-      .easeInOut(duration: .seconds(1)), .timingCurve(0.1, 0.2, 0.3, 0.4, duration: .seconds(1)),
     ]
     for animation in animations {
       #expect(animation.curve.value(at: 0) == 0)
@@ -53,10 +53,10 @@ struct ProgressAnimationTests {
   @Test func springPresetsRunForTheirSettlingTime() {
     let spring = SpringCurve(response: 0.3, dampingFraction: 0.5)
     #expect(
-      ProgressAnimation.spring(response: 0.3, dampingFraction: 0.5).duration
+      ProgressAnimation(curve: .spring(response: 0.3, dampingFraction: 0.5)).duration
         == spring.settlingDuration)
     #expect(
-      ProgressAnimation.spring(duration: 0.3, bounce: 0.5).duration
+      ProgressAnimation(curve: .spring(duration: 0.3, bounce: 0.5)).duration
         == SpringCurve(duration: 0.3, bounce: 0.5).settlingDuration)
   }
 

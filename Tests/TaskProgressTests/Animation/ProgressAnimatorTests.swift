@@ -8,7 +8,8 @@ struct ProgressAnimatorTests {
   private func seconds(_ value: Double) -> Duration { .seconds(value) }
 
   @Test func aLinearMotionIsAPureFunctionOfTime() {
-    var animator = ProgressAnimator(animation: .linear(duration: .seconds(1)))
+    var animator = ProgressAnimator(
+      animation: ProgressAnimation(curve: .linear, duration: .seconds(1)))
     animator.animate(to: 0.8, at: seconds(2))
     #expect(animator.value(at: seconds(1)) == 0)
     #expect(animator.value(at: seconds(2)) == 0)
@@ -20,7 +21,8 @@ struct ProgressAnimatorTests {
   }
 
   @Test func retargetingMidAnimationGoesOnFromTheValueOnScreen() {
-    var animator = ProgressAnimator(animation: .easeInOut(duration: .seconds(1)))
+    var animator = ProgressAnimator(
+      animation: ProgressAnimation(curve: .easeInOut, duration: .seconds(1)))
     animator.animate(to: 1, at: seconds(0))
     let onScreen = animator.value(at: seconds(0.4))
     animator.animate(to: 0.2, at: seconds(0.4))
@@ -35,7 +37,8 @@ struct ProgressAnimatorTests {
   }
 
   @Test func aSpringKeepsItsVelocityAcrossARetarget() {
-    var animator = ProgressAnimator(animation: .spring(response: 0.5, dampingFraction: 0.8))
+    var animator = ProgressAnimator(
+      animation: ProgressAnimation(curve: .spring(response: 0.5, dampingFraction: 0.8)))
     animator.animate(to: 0.5, at: seconds(0))
     let retarget = 0.12
     let h = 1e-6
@@ -49,7 +52,7 @@ struct ProgressAnimatorTests {
   }
 
   @Test func newValuesArrivingEveryFrameKeepMovingTowardsTheLatest() {
-    var animator = ProgressAnimator(animation: .easeIn)
+    var animator = ProgressAnimator(animation: ProgressAnimation(curve: .easeIn))
     var previous = 0.0
     for frame in 1...600 {
       let now = Duration.seconds(1) / 60 * frame
@@ -62,7 +65,8 @@ struct ProgressAnimatorTests {
   }
 
   @Test func motionsStayBoundedAndTheValueStaysContinuousWhenMerged() {
-    var animator = ProgressAnimator(animation: .linear(duration: .seconds(100)))
+    var animator = ProgressAnimator(
+      animation: ProgressAnimation(curve: .linear, duration: .seconds(100)))
     var previous = 0.0
     for step in 1...1_000 {
       let now = Duration.milliseconds(10 * step)
@@ -80,7 +84,7 @@ struct ProgressAnimatorTests {
     animator.animate(to: 0.7, at: .zero)
     #expect(animator.value(at: .zero) == 0.7)
     #expect(!animator.isAnimating(at: .zero))
-    var animated = ProgressAnimator(animation: .linear)
+    var animated = ProgressAnimator(animation: ProgressAnimation(curve: .linear))
     animated.animate(to: 1, at: .zero)
     animated.jump(to: 0.3)
     #expect(animated.value(at: .milliseconds(100)) == 0.3)
@@ -108,7 +112,7 @@ struct ProgressAnimatorTests {
     #expect(animator.curveCount <= 2 * ProgressAnimator.maximumMotions + 1)
     // The value goes on from where it was: compaction keeps every motion's own curve.
     let before = animator.value(at: frame * 10_000)
-    animator.animation = .linear
+    animator.animation = ProgressAnimation(curve: .linear)
     animator.animate(to: 0.5, at: frame * 10_000)
     #expect(animator.value(at: frame * 10_000).isClose(to: before))
   }

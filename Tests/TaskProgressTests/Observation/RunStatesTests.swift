@@ -16,7 +16,9 @@ struct RunStatesTests {
 
   /// Iterates `states` on the main actor in a task of its own, logging each state, until the
   /// sequence ends; the task returns everything it got.
-  private func consume(_ states: RunStates, into log: Log) -> Task<[RunState], Never> {
+  private func consume(
+    _ states: some AsyncSequence<RunState, Never> & Sendable, into log: Log
+  ) -> Task<[RunState], Never> {
     Task { @MainActor in
       for await state in states {
         log.states.append(state)
@@ -63,7 +65,7 @@ struct RunStatesTests {
   @Test func aConsumerThatKeepsUpGetsEveryStateOfARunWithReports() async {
     let harness = Harness()
     let runner = harness.runner
-    var states = runner.states.makeAsyncIterator()
+    var states = runner.stateSequence.makeAsyncIterator()
     #expect(await states.take(1) == [.idle])
     let reached = (0..<2).map { _ in Latch() }
     let proceed = (0..<2).map { _ in Latch() }
@@ -95,7 +97,7 @@ struct RunStatesTests {
   @Test func aResetWhileRunningGivesCancelledThenIdle() async {
     let harness = Harness()
     let runner = harness.runner
-    var states = runner.states.makeAsyncIterator()
+    var states = runner.stateSequence.makeAsyncIterator()
     #expect(await states.take(1) == [.idle])
     runner.start { _ in await Latch().wait() }
     #expect(await states.take(1) == [.running(0)])
@@ -108,7 +110,7 @@ struct RunStatesTests {
     let clock = ManualClock()
     var runner: TaskRunner? = TaskRunner(animation: .instant, clock: clock)
     let recorder = StateRecorder(observing: runner!)
-    var states = runner!.states.makeAsyncIterator()
+    var states = runner!.stateSequence.makeAsyncIterator()
     #expect(await states.take(1) == [.idle])  // registered; nothing more is taken until the end
 
     // A run with three reports, each read by a frame, that finishes.
@@ -225,7 +227,7 @@ struct RunStatesTests {
 
   @Test func aSequenceWhoseRunnerIsGoneBeforeIterationIsEmpty() async {
     var runner: TaskRunner? = TaskRunner(animation: .instant, clock: ManualClock())
-    let states = runner!.states
+    let states = runner!.stateSequence
     weak let weakRunner = runner
     runner = nil
     #expect(weakRunner == nil)  // the sequence does not keep it alive
@@ -247,7 +249,7 @@ struct RunStatesTests {
 
   @Test func aTaskCancelledBeforeIterationGetsNothing() async {
     let harness = Harness()
-    let states = harness.runner.states
+    let states = harness.runner.stateSequence
     let consumer = Task { @MainActor in
       withUnsafeCurrentTask { $0?.cancel() }
       var iterator = states.makeAsyncIterator()
@@ -262,7 +264,7 @@ struct RunStatesTests {
     let registered = Latch()
     let proceed = Latch()
     let consumer = Task { @MainActor in
-      var iterator = runner.states.makeAsyncIterator()
+      var iterator = runner.stateSequence.makeAsyncIterator()
       var taken = await iterator.take(1)
       registered.open()
       await proceed.wait()  // returns when the task is cancelled
@@ -285,7 +287,7 @@ struct RunStatesTests {
     let clock = ManualClock()
     var runner: TaskRunner? = TaskRunner(animation: .instant, clock: clock)
     let recorder = StateRecorder(observing: runner!)
-    let states = runner!.states
+    let states = runner!.stateSequence
     let registered = Latch()
     // After every other run, the consumer waits until the test has played the next run.
     let gates = (0...cycles).map { _ in Latch() }
@@ -357,7 +359,7 @@ extension RunStatesTests {
         log.states.append(state)
       }
     }
-    var states = runner.states.makeAsyncIterator()
+    var states = runner.stateSequence.makeAsyncIterator()
     var taken = await states.take(1)
     await waitUntil("Observations to yield a state") { log.states.count == 1 }
     let proceed = Latch()
@@ -424,6 +426,14 @@ extension RunStatesTests {
     observing.cancel()
     await observing.value
     #expect(log.hasEnded)
+  }
+}
+
+extension TaskRunner {
+  /// What ``TaskRunner/states`` returns, with its concrete type, so that a test can keep and
+  /// lend its iterator.
+  fileprivate var stateSequence: RunStates {
+    RunStates(runner: self)
   }
 }
 

@@ -35,7 +35,7 @@ struct TaskRunnerAnimationTests {
   }
 
   @Test func theBarGlidesAlongTheCurveFromTheFrameThatDeliversTheReport() async {
-    let harness = Harness(animation: .linear)
+    let harness = Harness(animation: ProgressAnimation(curve: .linear))
     let script = start(harness, reporting: [0.5])
     await script.reached[0].wait()
     harness.clock.advance(by: frame)  // delivered now; the motion starts here
@@ -49,7 +49,7 @@ struct TaskRunnerAnimationTests {
   }
 
   @Test func aNewValueMidAnimationContinuesFromTheValueOnScreen() async {
-    let harness = Harness(animation: .linear)
+    let harness = Harness(animation: ProgressAnimation(curve: .linear))
     let script = start(harness, reporting: [0.8, 0.4])
     let seconds = frame / .seconds(1)
     await script.reached[0].wait()
@@ -73,7 +73,7 @@ struct TaskRunnerAnimationTests {
   }
 
   @Test func aFailureAnimatesBackToZeroAsTheSeedDoes() async {
-    let harness = Harness(animation: .linear)
+    let harness = Harness(animation: ProgressAnimation(curve: .linear))
     let script = start(harness, reporting: [0.8], thenThrow: true)
     await script.reached[0].wait()
     harness.clock.advance(by: frame)
@@ -92,7 +92,7 @@ struct TaskRunnerAnimationTests {
   }
 
   @Test func finishingGlidesToOneAndResetGlidesBackToZero() async {
-    let harness = Harness(animation: .linear)
+    let harness = Harness(animation: ProgressAnimation(curve: .linear))
     _ = await harness.runner.run { _ in }
     #expect(harness.runner.displayedProgress == 0)
     harness.clock.advance(by: .milliseconds(175))
@@ -125,7 +125,7 @@ struct TaskRunnerAnimationTests {
   }
 
   @Test func framesAreExactFunctionsOfTheManualClock() async {
-    let harness = Harness(animation: .linear, recordingFrames: true)
+    let harness = Harness(animation: ProgressAnimation(curve: .linear), recordingFrames: true)
     _ = await harness.runner.run { _ in }
     harness.clock.advance(by: .seconds(1))
     let frames = harness.recorder.frames
@@ -177,7 +177,7 @@ struct TaskRunnerAnimationTests {
   }
 
   @Test func aNewRunGlidesBackToZeroFromWhereTheBarIs() async {
-    let harness = Harness(animation: .linear)
+    let harness = Harness(animation: ProgressAnimation(curve: .linear))
     _ = await harness.runner.run { _ in }
     harness.clock.advance(by: .milliseconds(175))
     let onScreen = harness.runner.displayedProgress
@@ -190,7 +190,7 @@ struct TaskRunnerAnimationTests {
   }
 
   @Test func indeterminateWorkLeavesTheBarWhereItIs() async {
-    let harness = Harness(animation: .linear)
+    let harness = Harness(animation: ProgressAnimation(curve: .linear))
     let reached = Latch()
     let proceed = Latch()
     let indeterminate = Latch()
@@ -217,7 +217,7 @@ struct TaskRunnerAnimationTests {
 
   @Test func changingTheAnimationAppliesToTheNextMotion() async {
     let harness = Harness(animation: .instant)
-    harness.runner.animation = .linear(duration: .seconds(1))
+    harness.runner.animation = ProgressAnimation(curve: .linear, duration: .seconds(1))
     _ = await harness.runner.run { _ in }
     harness.clock.advance(by: .milliseconds(500))
     #expect(harness.runner.displayedProgress.isClose(to: 0.5))

@@ -113,7 +113,7 @@ struct TaskRunnerLifetimeTests {
 
   @Test func theTimesGivenToRenderersNeverGoBackEvenOnAClockThatMovesAtEveryReading() async {
     let clock = SteppingClock()
-    let runner = TaskRunner(animation: .linear, clock: clock)
+    let runner = TaskRunner(animation: ProgressAnimation(curve: .linear), clock: clock)
     let renderer = RecordingRenderer()
     runner.attach(renderer)
     await runner.run { reporter in

@@ -40,7 +40,7 @@ struct TaskRunnerObservationTests {
   }
 
   @Test func theDisplayedProgressChangesOnEveryFrameWhileItMovesAndNeverWhenItRests() async {
-    let harness = Harness(animation: .linear)
+    let harness = Harness(animation: ProgressAnimation(curve: .linear))
     let runner = harness.runner
     _ = await runner.run { _ in }  // finished: the display glides from 0 to 1 over 0.35 s
     var frames = 0
@@ -63,7 +63,7 @@ struct TaskRunnerObservationTests {
   }
 
   @Test func theEndOfAMotionIsObservedWhenTheRunEndsBetweenItAndTheNextFrame() async {
-    let harness = Harness(animation: .linear(duration: .milliseconds(90)))
+    let harness = Harness(animation: ProgressAnimation(curve: .linear, duration: .milliseconds(90)))
     let runner = harness.runner
     let proceed = await harness.startHeldRun(reporting: 1)  // one frame: the motion starts
     harness.clock.advance(to: ManualClock.Instant(offset: frame * 6))  // 100 ms: still moving

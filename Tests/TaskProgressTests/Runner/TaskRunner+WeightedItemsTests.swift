@@ -119,27 +119,29 @@ struct TaskRunnerWeightedItemsTests {
       Issue.record("no item to perform")
     }
     #expect(final == .finished)
-    let withReporters = await harness.runner.run(
-      over: [File](), maxConcurrency: 4, weight: \.size
-    ) { _, _ in
-      Issue.record("no item to perform")
+    let withReporters = await harness.runner.run { reporter in
+      try await reporter.forEach([File](), maxConcurrency: 4, weight: \.size) { _, _ in
+        Issue.record("no item to perform")
+      }
     }
     #expect(withReporters == .finished)
   }
 
-  // MARK: - Items with a reporter each
+  // MARK: - Items with a reporter each, through Reporter.forEach
 
   @Test func anItemsReportsMoveItsShareOfTheRun() async {
     let harness = Harness()
     let gates = Gates(["big", "small"])
     let files = [File(name: "big", size: 8), File(name: "small", size: 2)]
-    harness.runner.start(over: files, maxConcurrency: 2, weight: \.size) { file, reporter in
-      if file.name == "big" {
-        reporter.report(completed: 1, of: 4)  // a quarter of 8 of the run's 10 units
-      } else {
-        reporter.report(fractionCompleted: 0.5)  // half of 2
+    harness.runner.start { reporter in
+      try await reporter.forEach(files, maxConcurrency: 2, weight: \.size) { file, reporter in
+        if file.name == "big" {
+          reporter.report(completed: 1, of: 4)  // a quarter of 8 of the run's 10 units
+        } else {
+          reporter.report(fractionCompleted: 0.5)  // half of 2
+        }
+        await gates.pass(file.name)
       }
-      await gates.pass(file.name)
     }
     await gates.waitUntilReached("big")
     await gates.waitUntilReached("small")
@@ -163,8 +165,10 @@ struct TaskRunnerWeightedItemsTests {
   @Test func anItemThatNeverReportsCountsWhenItReturns() async {
     let harness = Harness()
     let kept = Locked<[TaskRunner.Reporter]>([])
-    let final = await harness.runner.run(over: [4, -1, 6], weight: \.self) { _, reporter in
-      kept.withLock { $0.append(reporter) }  // a copy kept past the item's end
+    let final = await harness.runner.run { reporter in
+      try await reporter.forEach([4, -1, 6], weight: \.self) { _, reporter in
+        kept.withLock { $0.append(reporter) }  // a copy kept past the item's end
+      }
     }
     #expect(final == .finished)
     #expect(
@@ -177,16 +181,16 @@ struct TaskRunnerWeightedItemsTests {
     let inFlight = Atomic<Int>(0)
     let highest = Atomic<Int>(0)
     let performed = Locked(Array(repeating: 0, count: 40))
-    let final = await harness.runner.run(
-      over: 0..<40, maxConcurrency: 3, weight: { _ in 2 },
-      perform: { item, reporter in
+    let final = await harness.runner.run { reporter in
+      try await reporter.forEach(0..<40, maxConcurrency: 3, weight: { _ in 2 }) { item, reporter in
         let now = inFlight.add(1, ordering: .relaxed).newValue
         highest.max(now, ordering: .relaxed)
         performed.withLock { $0[item] += 1 }
         reporter.report(completed: 1, of: 2)
         await Task.yield()
         inFlight.subtract(1, ordering: .relaxed)
-      })
+      }
+    }
     #expect(final == .finished)
     #expect((1...3).contains(highest.load(ordering: .relaxed)))
     #expect(performed.withLock { $0 } == Array(repeating: 1, count: 40))
@@ -197,12 +201,12 @@ struct TaskRunnerWeightedItemsTests {
   @Test func theFirstErrorFailsTheRunAndNoItemStartsAfterIt() async {
     let harness = Harness()
     let started = Atomic<Int>(0)
-    let final = await harness.runner.run(
-      over: 1...20, maxConcurrency: 2, weight: \.self
-    ) { item, _ in
-      started.add(1, ordering: .relaxed)
-      if item == 3 { throw TestError(message: "item 3") }
-      if item == 2 { try await Task.sleep(for: .seconds(60)) }  // cancelled by the failure
+    let final = await harness.runner.run { reporter in
+      try await reporter.forEach(1...20, maxConcurrency: 2, weight: \.self) { item, _ in
+        started.add(1, ordering: .relaxed)
+        if item == 3 { throw TestError(message: "item 3") }
+        if item == 2 { try await Task.sleep(for: .seconds(60)) }  // cancelled by the failure
+      }
     }
     #expect(final == .failed(TestError(message: "item 3")))
     #expect(started.load(ordering: .relaxed) == 3)

@@ -20,7 +20,7 @@ struct TaskRunnerTests {
 
   @Test func everyDocumentedInitializerCompiles() {
     _ = TaskRunner()
-    _ = TaskRunner(animation: .easeInOut)
+    _ = TaskRunner(animation: ProgressAnimation(curve: .easeInOut))
     _ = TaskRunner(animation: .instant, updateInterval: .milliseconds(50), clock: ManualClock())
     _ = TaskRunner(clock: SuspendingClock())
   }

@@ -4,29 +4,32 @@ import Testing
 
 @testable import TaskProgress
 
-/// `start(over:maxConcurrency:perform:)` with a subprogress per item.
+/// A run over items with a reporter per item: `Reporter.forEach` in the run's operation, which
+/// takes the place of a `start(over:)` that handed each item a subprogress.
 @Suite(
-  "Task runner over items with a subprogress each", .timeLimit(TestScale.timeLimit(minutes: 2)))
+  "Task runner over items with a reporter each", .timeLimit(TestScale.timeLimit(minutes: 2)))
 @MainActor
-struct TaskRunnerItemSubprogressTests {
+struct TaskRunnerItemReporterTests {
   @Test func progressWithinItemsShowsBeyondTheCountOfItemsDone() async {
     let harness = Harness()
     let (reachedA, reachedB, proceedA, proceedB, doneA) = (
       Latch(), Latch(), Latch(), Latch(), Latch()
     )
-    harness.runner.start(over: ["a", "b"], maxConcurrency: 2) { item, subprogress in
-      let reporter = subprogress.start(totalCount: 4)
-      if item == "a" {
-        reporter.complete(count: 2)
-        reachedA.open()
-        await proceedA.wait()
-        reporter.complete(count: 2)  // 4 of 4: the child finishes and hands its item over
-        doneA.open()
-      } else {
-        reporter.complete(count: 1)
-        reachedB.open()
-        await proceedB.wait()
-        reporter.complete(count: 3)
+    harness.runner.start { reporter in
+      try await reporter.forEach(["a", "b"], maxConcurrency: 2) { item, reporter in
+        reporter.report(totalCount: 4)
+        if item == "a" {
+          reporter.complete(count: 2)
+          reachedA.open()
+          await proceedA.wait()
+          reporter.complete(count: 2)  // 4 of 4: the child finishes and hands its item over
+          doneA.open()
+        } else {
+          reporter.complete(count: 1)
+          reachedB.open()
+          await proceedB.wait()
+          reporter.complete(count: 3)
+        }
       }
     }
     await reachedA.wait()
@@ -51,11 +54,13 @@ struct TaskRunnerItemSubprogressTests {
   }
 
   @Test(arguments: [1, 3, 0, -4])
-  func itemsThatNeverStartTheirSubprogressCountWhenTheyReturn(maxConcurrency: Int) async {
+  func itemsThatNeverReportCountWhenTheyReturn(maxConcurrency: Int) async {
     let harness = Harness()
     let performed = Atomic<Int>(0)
-    let final = await harness.runner.run(over: 0..<7, maxConcurrency: maxConcurrency) { _, _ in
-      performed.wrappingAdd(1, ordering: .relaxed)
+    let final = await harness.runner.run { reporter in
+      try await reporter.forEach(0..<7, maxConcurrency: maxConcurrency) { _, _ in
+        performed.wrappingAdd(1, ordering: .relaxed)
+      }
     }
     #expect(final == .finished)
     #expect(performed.load(ordering: .relaxed) == 7)
@@ -66,13 +71,15 @@ struct TaskRunnerItemSubprogressTests {
     let harness = Harness()
     let inFlight = Atomic<Int>(0)
     let highest = Atomic<Int>(0)
-    let final = await harness.runner.run(over: 0..<40, maxConcurrency: 3) { _, subprogress in
-      let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
-      highest.max(now, ordering: .relaxed)
-      let reporter = subprogress.start(totalCount: 2)
-      await Task.yield()
-      reporter.complete(count: 2)
-      inFlight.wrappingSubtract(1, ordering: .relaxed)
+    let final = await harness.runner.run { reporter in
+      try await reporter.forEach(0..<40, maxConcurrency: 3) { _, reporter in
+        let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
+        highest.max(now, ordering: .relaxed)
+        reporter.report(totalCount: 2)
+        await Task.yield()
+        reporter.complete(count: 2)
+        inFlight.wrappingSubtract(1, ordering: .relaxed)
+      }
     }
     #expect(final == .finished)
     #expect((1...3).contains(highest.load(ordering: .relaxed)))
@@ -81,8 +88,10 @@ struct TaskRunnerItemSubprogressTests {
 
   @Test func anEmptyCollectionFinishesAtOnce() async {
     let harness = Harness()
-    let final = await harness.runner.run(over: [Int](), maxConcurrency: 4) { _, _ in
-      Issue.record("no item to perform")
+    let final = await harness.runner.run { reporter in
+      try await reporter.forEach([Int](), maxConcurrency: 4) { _, _ in
+        Issue.record("no item to perform")
+      }
     }
     #expect(final == .finished)
   }
@@ -90,11 +99,13 @@ struct TaskRunnerItemSubprogressTests {
   @Test func theFirstErrorFailsTheRunAndNoItemStartsAfterIt() async {
     let harness = Harness()
     let started = Atomic<Int>(0)
-    let final = await harness.runner.run(over: 1...20, maxConcurrency: 2) { item, subprogress in
-      started.wrappingAdd(1, ordering: .relaxed)
-      _ = subprogress.start(totalCount: 1)
-      if item == 3 { throw TestError(message: "item 3") }
-      if item == 2 { try await Task.sleep(for: .seconds(60)) }  // cancelled by the failure
+    let final = await harness.runner.run { reporter in
+      try await reporter.forEach(1...20, maxConcurrency: 2) { item, reporter in
+        started.wrappingAdd(1, ordering: .relaxed)
+        reporter.report(totalCount: 1)
+        if item == 3 { throw TestError(message: "item 3") }
+        if item == 2 { try await Task.sleep(for: .seconds(60)) }  // cancelled by the failure
+      }
     }
     #expect(final == .failed(TestError(message: "item 3")))
     #expect(started.load(ordering: .relaxed) == 3)
