@@ -23,7 +23,7 @@ public final class StateRecorder {
   /// Every frame of the displayed progress, when recording frames.
   public private(set) var frames: [ProgressUpdate] = []
   /// Whether the recorder keeps frames as well as states.
-  public let recordsFrames: Bool
+  private let recordsFrames: Bool
 
   private var token: ObservationToken?
   private var waiters: [Waiter] = []
@@ -44,10 +44,6 @@ public final class StateRecorder {
     states.map(\.phase)
   }
 
-  /// The displayed progress of the recorded frames.
-  public var displayedProgressValues: [Double] {
-    frames.map(\.displayedProgress)
-  }
 
   /// Stops recording; what was recorded stays.
   public func stop() {

@@ -11,13 +11,13 @@
 /// ```
 public struct TimingCurve: AnimationCurve, Hashable {
   /// The x coordinate of the first control point, in `0...1`.
-  public let c1x: Double
+  let c1x: Double
   /// The y coordinate of the first control point.
-  public let c1y: Double
+  let c1y: Double
   /// The x coordinate of the second control point, in `0...1`.
-  public let c2x: Double
+  let c2x: Double
   /// The y coordinate of the second control point.
-  public let c2y: Double
+  let c2y: Double
 
   /// Creates a curve with control points `(c1x, c1y)` and `(c2x, c2y)`.
   init(_ c1x: Double, _ c1y: Double, _ c2x: Double, _ c2y: Double) {

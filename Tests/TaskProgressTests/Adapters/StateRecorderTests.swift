@@ -140,6 +140,6 @@ struct StateRecorderTests {
     #expect(quiet.recorder.frames.isEmpty)
     #expect(!framed.recorder.frames.isEmpty)
     #expect(framed.recorder.frames.allSatisfy { $0.reason == .frame })
-    #expect(framed.recorder.displayedProgressValues.last == 1)
+    #expect(framed.recorder.frames.map(\.displayedProgress).last == 1)
   }
 }

@@ -114,7 +114,7 @@ struct TaskRunnerAnimationTests {
     let harness = Harness(animation: .default, recordingFrames: true)
     _ = await harness.runner.run { _ in }
     harness.clock.advance(by: .seconds(2))
-    let values = harness.recorder.displayedProgressValues
+    let values = harness.recorder.frames.map(\.displayedProgress)
     #expect(values.last == 1)
     #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 })
     #expect(values.allSatisfy { $0 <= 1 })
@@ -142,7 +142,7 @@ struct TaskRunnerAnimationTests {
     harness.runner.start { _ in await Latch().wait() }
     harness.clock.advance(by: frame * 5)
     #expect(harness.recorder.frames.map(\.time) == (1...5).map { frame * $0 })
-    #expect(harness.recorder.displayedProgressValues == [0, 0, 0, 0, 0])
+    #expect(harness.recorder.frames.map(\.displayedProgress) == [0, 0, 0, 0, 0])
     harness.runner.cancel()
     harness.recorder.removeAll()
     harness.clock.advance(by: .seconds(5))
@@ -159,7 +159,7 @@ struct TaskRunnerAnimationTests {
     script.proceed[0].open()
     await harness.recorder.waitForTerminalState()
     #expect(harness.runner.displayedProgress == 1)
-    #expect(harness.recorder.displayedProgressValues == [0.3, 1])
+    #expect(harness.recorder.frames.map(\.displayedProgress) == [0.3, 1])
   }
 
   @Test func aUserWrittenCurveDrivesTheRunnerLikeABuiltIn() async {
