@@ -44,7 +44,6 @@ public final class StateRecorder {
     states.map(\.phase)
   }
 
-
   /// Stops recording; what was recorded stays.
   public func stop() {
     token?.cancel()
