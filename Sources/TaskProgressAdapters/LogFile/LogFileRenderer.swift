@@ -1,3 +1,4 @@
+import Dispatch
 public import TaskProgress
 
 #if canImport(Darwin)
@@ -37,6 +38,8 @@ public final class LogFileRenderer: ProgressRenderer {
   public var onError: (@MainActor (LogFileError) -> Void)?
 
   let file: OpenFile
+  /// Where background syncs run: a thread that may block on the disk.
+  private let syncQueue = DispatchQueue(label: "TaskProgressAdapters.LogFileRenderer.sync")
   private let wallClock: @Sendable () -> Duration
   /// What is logged of the runner this renderer is attached to.
   private var run: RunLog
@@ -170,13 +173,20 @@ public final class LogFileRenderer: ProgressRenderer {
   /// One sync at a time: the ends of runs heard while a sync is under way are put on storage by
   /// one more, after it. A queue of thousands of items ends runs faster than a loaded disk syncs,
   /// and a sync each made the queue wait for the disk.
+  ///
+  /// On a dispatch queue, not in a task: `fsync(2)` blocks its thread for as long as the disk
+  /// takes, and Swift's cooperative pool has one thread per core, which the runs being logged
+  /// need: in a task, a slow disk would hold one of a 2-core machine's two pool threads for the
+  /// length of each sync.
   private func syncInBackground() {
     guard file.requestSync() else { return }  // the sync under way takes this one in
     let (file, path) = (self.file, self.path)
-    Task.detached { [weak self] in
+    syncQueue.async { [weak self] in
       repeat {
         if let code = file.sync() {
-          await self?.report(LogFileError(path: path, operation: .flush, code: code))
+          Task { @MainActor [weak self] in
+            self?.report(LogFileError(path: path, operation: .flush, code: code))
+          }
         }
       } while file.syncAgain()
     }
