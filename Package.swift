@@ -71,7 +71,8 @@ let package = Package(
       path: "Examples/SwiftUI",
       swiftSettings: swiftSettings
     ),
-    // Set-ups shared by the test targets: a runner on a manual clock, latches, scripted runs.
+    // Set-ups shared by the test targets: a runner on a manual clock, latches, scripted runs, a
+    // held run and a recording renderer.
     .target(
       name: "TaskProgressTestSupport",
       dependencies: ["TaskProgress"],

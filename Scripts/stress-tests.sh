@@ -1,21 +1,37 @@
 #!/usr/bin/env bash
-# Runs the test suite N times (10 unless told) while a CPU hog keeps every core busy, as a shared
+# Runs the test suite N times (10 unless told) while CPU hogs keep every core busy, as a shared
 # CI machine or a contributor's busy laptop would, and prints each test that failed with the
 # number of runs it failed in.
 #
-#   Scripts/stress-tests.sh [N] [extra swift test arguments...]
+#   Scripts/stress-tests.sh [--hogs H] [N] [extra swift test arguments...]
 #   Scripts/stress-tests.sh 10 --sanitize=thread
+#   Scripts/stress-tests.sh --hogs 3 1      # one run beside three hogs per core
+#
+# --hogs H starts H busy loops per core (1 unless told): 3 is a laptop building something else.
 #
 # It builds first, unloaded, then runs `swift test --skip-build` with the suites in parallel.
 # Each run's output goes to .build/stress-tests/run-K.log. It exits 0 only if every run passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+usage() {
+  echo "usage: $0 [--hogs per-core] [runs] [swift test arguments...]" >&2
+  exit 64
+}
+
+hogs_per_core=1
+if [[ ${1:-} == --hogs ]]; then
+  hogs_per_core=${2:-}
+  shift 2 || usage
+fi
+if ! [[ $hogs_per_core =~ ^[0-9]+$ ]]; then
+  usage
+fi
+
 runs=${1:-10}
 shift || true
 if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: $0 [runs] [swift test arguments...]" >&2
-  exit 64
+  usage
 fi
 
 logs=.build/stress-tests
@@ -29,8 +45,8 @@ swift build --build-tests "$@" >"$logs/build.log" 2>&1 || {
   exit 1
 }
 
-# One busy loop per core, at the tests' own priority: the scheduler shares each core between a
-# hog and the tests, the way another job on a shared machine does.
+# Busy loops, H per core, at the tests' own priority: the scheduler shares each core between the
+# hogs and the tests, the way other jobs on a shared machine do. Each is killed on exit.
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 hogs=()
 stop_hogs() {
@@ -40,11 +56,11 @@ stop_hogs() {
 }
 trap stop_hogs EXIT
 trap 'exit 130' INT TERM
-for _ in $(seq "$cores"); do
-  (while :; do :; done) &
+for _ in $(seq $((cores * hogs_per_core))); do
+  sh -c 'while :; do :; done' &
   hogs+=("$!")
 done
-echo "$cores CPU hogs running; $runs runs of the suite"
+echo "${#hogs[@]} CPU hogs running ($hogs_per_core per core); $runs runs of the suite"
 
 passed=0
 for run in $(seq "$runs"); do

@@ -103,7 +103,7 @@ struct FollowingProgressTests {
 
   @Test func aProgressFollowedAfterTheRunWasCancelledIsCancelledAtOnce() async throws {
     let progress = rootProgress(total: 10)
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     runner.cancel()
     run.reporter.follow(progress)
     #expect(progress.isCancelled)

@@ -55,7 +55,7 @@ struct PublishedProgressTests {
 
   @Test func countsAndFractionFollowEachFrame() async {
     let progress = runner.makeProgress()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     // A run begins at 0, a bare fraction: ten-thousandths.
     #expect(shown(progress) == (0, 10_000, 0))
     var seen: [(Int64, Int64, Double)] = []
@@ -77,7 +77,7 @@ struct PublishedProgressTests {
 
   @Test func aBareFractionIsPublishedInTenThousandths() async {
     let progress = runner.makeProgress()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(fractionCompleted: 0.425)
     harness.clock.advance(by: frame)
     #expect(shown(progress) == (4_250, 10_000, 0.425))
@@ -89,7 +89,7 @@ struct PublishedProgressTests {
 
   @Test func childrenUnderWayArePublishedInAWholeFractionOfTheRunsUnits() async {
     let progress = runner.makeProgress()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(totalCount: 4)
     run.reporter.complete(count: 1)
     let child = run.reporter.subprogress(assigningCount: 2).start(totalCount: 2)
@@ -105,7 +105,7 @@ struct PublishedProgressTests {
 
   @Test func aLargeTotalWithChildrenUnderWayKeepsItsUnits() async {
     let progress = runner.makeProgress()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(totalCount: 1_000_000)
     run.reporter.complete(count: 250_000)
     let child = run.reporter.subprogress(assigningCount: 500_000).start(totalCount: 10)
@@ -117,7 +117,7 @@ struct PublishedProgressTests {
 
   @Test func indeterminateProgressHasATotalOfMinusOne() async {
     let progress = runner.makeProgress()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(completed: 2, of: 10)
     harness.clock.advance(by: frame)
     run.reporter.reportIndeterminate(completed: 5)
@@ -133,7 +133,7 @@ struct PublishedProgressTests {
 
   @Test func aRunThatEndsOnABareFractionFinishesAtOneOfOne() async {
     let progress = runner.makeProgress()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(completed: 3, of: 7)
     harness.clock.advance(by: frame)
     run.reporter.report(fractionCompleted: 0.29)
@@ -145,7 +145,7 @@ struct PublishedProgressTests {
 
   @Test func aFinishedRunFinishesTheProgressAtExactlyOne() async {
     let progress = runner.makeProgress()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(fractionCompleted: 0.555)
     harness.clock.advance(by: frame)
     run.proceed.open()
@@ -159,7 +159,7 @@ struct PublishedProgressTests {
 
   @Test func aCancelledRunCancelsTheProgress() async {
     let progress = runner.makeProgress()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(completed: 3, of: 10)
     harness.clock.advance(by: frame)
     runner.cancel()
@@ -170,7 +170,7 @@ struct PublishedProgressTests {
 
   @Test func aFailedRunLeavesTheProgressWhereItStopped() async {
     let progress = runner.makeProgress()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(completed: 3, of: 10)
     harness.clock.advance(by: frame)
     run.fail()
@@ -183,7 +183,7 @@ struct PublishedProgressTests {
 
   @Test func cancellingTheProgressCancelsTheRun() async {
     let publisher = runner.makeProgressPublisher()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     publisher.progress.cancel()
     await callHandler(publisher.progress.cancellationHandler, of: publisher)
     #expect(runner.state == .cancelled)
@@ -194,7 +194,7 @@ struct PublishedProgressTests {
     let parent = rootProgress(total: 1)
     let publisher = runner.makeProgressPublisher()
     parent.addChild(publisher.progress, withPendingUnitCount: 1)
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     parent.cancel()
     await callHandler(publisher.progress.cancellationHandler, of: publisher)
     #expect(runner.state == .cancelled)
@@ -204,7 +204,7 @@ struct PublishedProgressTests {
   @Test func pausingAndResumingTheProgressPauseAndResumeTheRun() async {
     let publisher = runner.makeProgressPublisher()
     let progress = publisher.progress
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     progress.pause()
     await callHandler(progress.pausingHandler, of: publisher)
     #expect(runner.state == .paused(0))
@@ -217,7 +217,7 @@ struct PublishedProgressTests {
   @Test func pausingAndResumingTheRunPauseAndResumeTheProgress() async {
     let publisher = runner.makeProgressPublisher()
     let progress = publisher.progress
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     runner.pause()
     #expect(progress.isPaused)
     runner.resume()
@@ -234,7 +234,7 @@ struct PublishedProgressTests {
     let progress = runner.makeProgress()
     _ = await runner.run { reporter in reporter.report(completed: 2, of: 2) }
     #expect(shown(progress) == (2, 2, 1))
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(completed: 1, of: 5)
     harness.clock.advance(by: frame)
     runner.cancel()
@@ -247,7 +247,7 @@ struct PublishedProgressTests {
     _ = await runner.run { reporter in reporter.report(completed: 2, of: 2) }
     let progress = runner.makeProgress()
     #expect(progress.totalUnitCount == -1)  // not the ended run's
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(completed: 1, of: 4)
     harness.clock.advance(by: frame)
     #expect(shown(progress) == (1, 4, 0.25))
@@ -255,7 +255,7 @@ struct PublishedProgressTests {
   }
 
   @Test func aProgressMadeDuringARunShowsItAtOnce() async {
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(completed: 1, of: 4)
     harness.clock.advance(by: frame)
     let progress = runner.makeProgress()
@@ -270,7 +270,7 @@ struct PublishedProgressTests {
     let parent = rootProgress(total: 10)
     let progress = runner.makeProgress()
     parent.addChild(progress, withPendingUnitCount: 10)
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     let first = run.reporter.subprogress(assigningCount: 1).start(totalCount: 2)
     first.complete(count: 2)
     harness.clock.advance(by: frame)
@@ -291,7 +291,7 @@ struct PublishedProgressTests {
   }
 
   @Test func aProgressMadeWhenTheRunsCountsAreCompleteStaysShortOfFinished() async {
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(completed: 4, of: 4)
     harness.clock.advance(by: frame)
     let progress = runner.makeProgress()
@@ -306,7 +306,7 @@ struct PublishedProgressTests {
     let publisher = runner.makeProgressPublisher()
     publisher.progress.cancel()
     // The run starts before the cancellation handler's call reaches the main actor.
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     run.reporter.report(completed: 1, of: 4)
     harness.clock.advance(by: frame)
     #expect(runner.isRunning)
@@ -322,7 +322,7 @@ struct PublishedProgressTests {
   /// by the frames before it does.
   @Test func aPauseOfTheProgressSurvivesTheFramesBeforeItReachesTheRun() async {
     let publisher = runner.makeProgressPublisher()
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     publisher.progress.pause()
     harness.clock.advance(by: frame)
     harness.clock.advance(by: frame)
@@ -353,7 +353,7 @@ struct PublishedProgressTests {
       between.append(parent.fractionCompleted)
       if publisher.progress.isFinished && runner.state != .finished { finishedEarly = true }
     }
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     let reporter = run.reporter
     var child: TaskRunner.Reporter?
     let script: [() -> Void] = [
@@ -403,7 +403,7 @@ struct PublishedProgressTests {
     let parent = rootProgress(total: 4)
     let progress = runner.makeProgress()
     parent.addChild(progress, withPendingUnitCount: 2)
-    let run = await ReportingRun.start(on: runner)
+    let run = await HeldRun.start(on: runner)
     let totals = [100, 300, 20, 7, 1000, 3, 2048, 4096, 99_999, 64]
     for index in 0..<300 {
       let total = totals[index % totals.count]

@@ -18,16 +18,24 @@ package struct Harness {
   /// Starts a run that reports `fraction` and then holds until the returned latch opens, and
   /// advances the clock one frame, so that the report is delivered.
   package func startHeldRun(reporting fraction: Double) async -> Latch {
-    let reached = Latch()
-    let proceed = Latch()
-    runner.start { reporter in
-      reporter.report(fractionCompleted: fraction)
-      reached.open()
-      await proceed.wait()
-    }
-    await reached.wait(for: "the operation to report \(fraction)")
+    let run = await HeldRun.start(on: runner)
+    run.reporter.report(fractionCompleted: fraction)
     clock.advance(by: frame)
-    return proceed
+    return run.proceed
+  }
+
+  /// Advances the clock a frame at a time, letting other tasks run between two frames, until
+  /// `condition` holds, for at most `limit` of real time; returns whether it held.
+  ///
+  /// Past `limit` it records an issue that says what it waited for: `what`, such as "the state
+  /// running(0.5)".
+  @discardableResult
+  package func advanceFrames(
+    until what: @autoclosure () -> String, within limit: Duration = waitLimit,
+    sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+  ) async -> Bool {
+    await clock.advance(
+      by: frame, until: what(), within: limit, sourceLocation: sourceLocation, condition)
   }
 
   /// Starts a run that reports indeterminate progress with `completed` units, then holds until

@@ -1,4 +1,4 @@
-import Synchronization
+import Dispatch
 public import TaskProgress
 
 #if canImport(Darwin)
@@ -38,6 +38,8 @@ public final class LogFileRenderer: ProgressRenderer {
   public var onError: (@MainActor (LogFileError) -> Void)?
 
   let file: OpenFile
+  /// Where background syncs run: a thread that may block on the disk.
+  private let syncQueue = DispatchQueue(label: "TaskProgressAdapters.LogFileRenderer.sync")
   private let wallClock: @Sendable () -> Duration
   /// What is logged of the runner this renderer is attached to.
   private var run: RunLog
@@ -171,13 +173,20 @@ public final class LogFileRenderer: ProgressRenderer {
   /// One sync at a time: the ends of runs heard while a sync is under way are put on storage by
   /// one more, after it. A queue of thousands of items ends runs faster than a loaded disk syncs,
   /// and a sync each made the queue wait for the disk.
+  ///
+  /// On a dispatch queue, not in a task: `fsync(2)` blocks its thread for as long as the disk
+  /// takes, and Swift's cooperative pool has one thread per core, which the runs being logged
+  /// need: in a task, a slow disk would hold one of a 2-core machine's two pool threads for the
+  /// length of each sync.
   private func syncInBackground() {
     guard file.requestSync() else { return }  // the sync under way takes this one in
     let (file, path) = (self.file, self.path)
-    Task.detached { [weak self] in
+    syncQueue.async { [weak self] in
       repeat {
         if let code = file.sync() {
-          await self?.report(LogFileError(path: path, operation: .flush, code: code))
+          Task { @MainActor [weak self] in
+            self?.report(LogFileError(path: path, operation: .flush, code: code))
+          }
         }
       } while file.syncAgain()
     }
@@ -227,227 +236,4 @@ extension LogFileRenderer: GroupRenderer {
       break
     }
   }
-}
-
-/// What the log keeps of one run, a runner's or a group member's, between its lines.
-struct RunLog {
-  /// The label written in every line; empty for none.
-  let label: String
-  /// The group member's label, for a member's runs.
-  let member: String?
-  private var runStart: Duration?
-  /// The last line written: when, in which phase, and with what progress.
-  private var lastLine: (time: Duration, phase: RunPhase, progress: RunProgress?)?
-  /// The last progress of the current run, logged or not: where a run that ends got to.
-  private var lastProgress: RunProgress?
-
-  init(label: String, member: String?) {
-    self.label = label
-    self.member = member
-  }
-
-  /// The line `update` calls for, if any: a state change worth a line, the run's start and end
-  /// always.
-  mutating func line(
-    for update: ProgressUpdate, at wallClock: () -> Duration
-  ) -> LogLine? {
-    guard update.reason == .stateChanged else { return nil }
-    let state = update.state
-    guard lastLine != nil || state.phase != .idle else { return nil }  // attached while idle
-    let progress = state.progress
-    if state.phase.isActive && !(lastLine?.phase.isActive ?? false) {
-      runStart = update.time
-    }
-    if let progress {
-      lastProgress = progress
-    }
-    if let lastLine, lastLine.phase == state.phase, state.phase.isActive, let progress,
-      !isWorthALine(progress, since: lastLine.progress, elapsed: update.time - lastLine.time)
-    {
-      return nil
-    }
-    // A run that ended is logged where it got to: the last progress it reported.
-    let position = state.phase.isTerminal ? lastProgress : progress
-    let fraction =
-      switch state.phase {
-      case .failed, .cancelled: position?.fractionCompleted ?? 0
-      case .idle, .running, .paused, .finished: state.fractionCompleted
-      }
-    let line = LogLine(
-      time: wallClock(), label: label, member: member, phase: state.phase, fraction: fraction,
-      completed: position?.completedCountForDisplay, total: position?.totalCount, unit: update.unit,
-      bytes: (position?.completedByteCount, position?.totalByteCount),
-      files: (position?.completedFileCount, position?.totalFileCount),
-      throughput: update.throughput,
-      throughputUnit: update.rateUnit,
-      eta: update.estimatedTimeRemaining,
-      elapsed: state.phase == .idle ? nil : runStart.map { update.time - $0 },
-      message: position?.message, error: state.error.map { String(describing: $0) })
-    lastLine = (update.time, state.phase, progress)
-    if state.phase.isTerminal {
-      runStart = nil
-      lastProgress = nil
-    }
-    return line
-  }
-
-  private func isWorthALine(
-    _ progress: RunProgress, since last: RunProgress?, elapsed: Duration
-  ) -> Bool {
-    guard let last else { return true }
-    if let total = progress.totalCount, total > 0, total == last.totalCount,
-      let completed = progress.completedCount, let lastCompleted = last.completedCount
-    {
-      // In whole counts, so that 28/100 to 29/100 is a step (0.29 - 0.28 is 0.00999…).
-      let moved = (completed - lastCompleted).magnitude.multipliedReportingOverflow(by: 100)
-      if moved.overflow || moved.partialValue >= total.magnitude { return true }
-    }
-    // Also in fractions, which count unfinished children beyond the counts.
-    if let fraction = progress.fractionCompleted, let lastFraction = last.fractionCompleted {
-      if abs(fraction - lastFraction) >= LogFileRenderer.fractionStep * (1 - 1e-9) { return true }
-    } else if progress.isIndeterminate != last.isIndeterminate {
-      return true
-    }
-    return progress != last && elapsed >= LogFileRenderer.timeStep
-  }
-
-}
-
-/// The open descriptor, closed exactly once, also from the renderer's `deinit`.
-///
-/// Writes and closes come from the main actor, syncs from a task of their own. A close during a
-/// sync leaves the descriptor to the sync, which closes it when it is done: neither a write nor
-/// a close waits for the disk.
-final class OpenFile: Sendable {
-  /// The descriptor, open until ``close()``.
-  let descriptor: Int32
-  /// `fsync(2)`, or what a test puts in its place.
-  private let syncFile: @Sendable (Int32) -> Int32
-  private let state = Locked(State())
-  /// ``SyncState``'s raw value: whether a background sync is under way, and whether another is
-  /// wanted.
-  private let backgroundSync = Atomic<Int>(SyncState.idle.rawValue)
-
-  private struct State {
-    /// Whether writes and syncs may use the descriptor: until ``close()``.
-    var isOpen = true
-    /// The syncs using the descriptor: the background one, and ``LogFileRenderer/flush()``'s.
-    var syncs = 0
-    /// The descriptor was closed: by ``close()``, or, when syncs were using it then, by the
-    /// last of them.
-    var isClosed = false
-
-    /// Whether the descriptor is to be closed now: closed to writes and syncs, and used by none.
-    mutating func closesNow() -> Bool {
-      guard !isOpen, !isClosed, syncs == 0 else { return false }
-      isClosed = true
-      return true
-    }
-  }
-
-  private enum SyncState: Int {
-    case idle
-    case syncing
-    /// Syncing, and asked for another sync after this one.
-    case syncingWithMore
-  }
-
-  init(descriptor: Int32, syncFile: @escaping @Sendable (Int32) -> Int32 = { fsync($0) }) {
-    self.descriptor = descriptor
-    self.syncFile = syncFile
-  }
-
-  /// Whether the descriptor was closed: by ``close()``, or by the sync that was using it then.
-  var isClosed: Bool {
-    state.withLock { $0.isClosed }
-  }
-
-  /// Whether no background sync is under way or asked for.
-  var isSyncIdle: Bool {
-    backgroundSync.load(ordering: .acquiring) == SyncState.idle.rawValue
-  }
-
-  deinit {
-    close()
-  }
-
-  /// Writes `text` in one `write`; returns the `errno` of a failure, `EIO` for a short write.
-  func append(_ text: String) -> Int32? {
-    guard state.withLock({ $0.isOpen }) else { return EBADF }
-    var text = text
-    return text.withUTF8 { buffer in
-      while true {
-        let written = write(descriptor, buffer.baseAddress, buffer.count)
-        if written == buffer.count { return nil }
-        if written < 0 && errno == EINTR { continue }
-        // A short write leaves a partial line: report it rather than appending the rest later,
-        // where another writer's line may already follow.
-        return written < 0 ? errno : EIO
-      }
-    }
-  }
-
-  /// Asks for a sync in the background; returns whether the caller starts it, `false` when the
-  /// one under way will sync once more when it is done.
-  func requestSync() -> Bool {
-    var current = backgroundSync.load(ordering: .relaxed)
-    while true {
-      let next: SyncState = current == SyncState.idle.rawValue ? .syncing : .syncingWithMore
-      let (exchanged, original) = backgroundSync.compareExchange(
-        expected: current, desired: next.rawValue, ordering: .acquiringAndReleasing)
-      if exchanged { return next == .syncing }
-      current = original
-    }
-  }
-
-  /// Ends a background sync; returns whether another was asked for meanwhile, which the caller
-  /// then makes.
-  func syncAgain() -> Bool {
-    if backgroundSync.compareExchange(
-      expected: SyncState.syncingWithMore.rawValue, desired: SyncState.syncing.rawValue,
-      ordering: .acquiringAndReleasing
-    ).exchanged {
-      return true
-    }
-    backgroundSync.store(SyncState.idle.rawValue, ordering: .releasing)
-    return false
-  }
-
-  /// Syncs the file to storage and returns the `errno` of a failure that loses data.
-  ///
-  /// Pipes, terminals and device files such as /dev/full cannot be synced, and nothing is lost.
-  func sync() -> Int32? {
-    let usable = state.withLock { state in
-      guard state.isOpen else { return false }
-      state.syncs += 1
-      return true
-    }
-    guard usable else { return nil }
-    let failed = syncFile(descriptor) != 0
-    let code = errno
-    let closes = state.withLock { state in
-      state.syncs -= 1
-      return state.closesNow()
-    }
-    if closes {
-      _ = closeDescriptor(descriptor)
-    }
-    guard failed else { return nil }
-    return code == EINVAL || code == EROFS || code == ENOTSUP ? nil : code
-  }
-
-  func close() {
-    let closes = state.withLock { state in
-      state.isOpen = false
-      return state.closesNow()
-    }
-    if closes {
-      _ = closeDescriptor(descriptor)
-    }
-  }
-}
-
-/// `close(2)`, named apart from the methods called `close`.
-private func closeDescriptor(_ descriptor: Int32) -> Int32 {
-  close(descriptor)
 }

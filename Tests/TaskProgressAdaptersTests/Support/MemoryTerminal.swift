@@ -60,6 +60,13 @@ final class MemoryTerminal: TerminalOutput {
     output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
   }
 
+  /// The interactive redraws: the text between each carriage return and the erase-line sequence.
+  var redraws: [String] {
+    output.split(separator: "\r", omittingEmptySubsequences: false).dropFirst().map {
+      String($0.prefix { $0 != "\u{1B}" })
+    }
+  }
+
   func clear() {
     output = ""
   }

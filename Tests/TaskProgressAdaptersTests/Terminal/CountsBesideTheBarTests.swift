@@ -46,13 +46,6 @@ struct CountsBesideTheBarTests {
     }
   }
 
-  /// The interactive redraws: the text between each carriage return and the erase-line sequence.
-  private func frames(_ terminal: MemoryTerminal) -> [String] {
-    terminal.output.split(separator: "\r", omittingEmptySubsequences: false).dropFirst().map {
-      String($0.prefix { $0 != "\u{1B}" })
-    }
-  }
-
   /// The `completed/total` pair of a line, such as `37/100`.
   private func counts(in line: String) -> (completed: Int, total: Int)? {
     for word in line.split(separator: " ") {
@@ -94,9 +87,9 @@ struct CountsBesideTheBarTests {
     var checked = 0
     await play(harness, steps) { index in
       guard let fraction = harness.runner.state.fractionCompleted,
-        let line = frames(terminal).last, let shown = counts(in: line)
+        let line = terminal.redraws.last, let shown = counts(in: line)
       else {
-        Issue.record("step \(index): no counts beside the bar in \(frames(terminal).last ?? "")")
+        Issue.record("step \(index): no counts beside the bar in \(terminal.redraws.last ?? "")")
         return
       }
       #expect(shown.total == 100)
@@ -110,8 +103,8 @@ struct CountsBesideTheBarTests {
     }
     #expect(checked == steps.count)
     // Children under way took the fraction well beyond the units done, and the counts followed.
-    #expect(frames(terminal).contains { $0.contains("%  10/100") })
-    #expect(frames(terminal).contains { $0.contains("%  40/100") })
+    #expect(terminal.redraws.contains { $0.contains("%  10/100") })
+    #expect(terminal.redraws.contains { $0.contains("%  40/100") })
     harness.runner.cancel()
     token.cancel()
   }
@@ -149,7 +142,7 @@ struct CountsBesideTheBarTests {
     var bytesLines: [String] = []
     await play(harness, steps) { _ in
       harness.clock.advance(by: .milliseconds(900))  // a second a step: 50 MB/s
-      if let line = frames(terminal).last { bytesLines.append(line) }
+      if let line = terminal.redraws.last { bytesLines.append(line) }
     }
     let last = harness.runner.state.progress
     #expect(last?.completedByteCount == 1_050_000_000)

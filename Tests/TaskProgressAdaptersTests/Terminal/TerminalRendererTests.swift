@@ -19,13 +19,6 @@ struct TerminalRendererTests {
     return terminal
   }
 
-  /// The interactive redraws: the text between each carriage return and the erase-line sequence.
-  private func frames(_ terminal: MemoryTerminal) -> [String] {
-    terminal.output.split(separator: "\r", omittingEmptySubsequences: false).dropFirst().map {
-      String($0.prefix { $0 != "\u{1B}" })
-    }
-  }
-
   // MARK: - On a terminal
 
   @Test func aRunRedrawsInPlaceBetweenHidingAndShowingTheCursorAt40Columns() async {
@@ -65,7 +58,7 @@ struct TerminalRendererTests {
 
   @Test func at20ColumnsOnlyTheBarAndThePercentageRemain() async {
     let terminal = await play(columns: 20, capabilities: .interactiveUnicode)
-    let frames = frames(terminal)
+    let frames = terminal.redraws
     #expect(frames.first == "▕            ▏   0%")
     #expect(frames.dropLast().last == "▕███████████▍▏ 100%")  // reported: the bar still glides
     #expect(terminal.output.hasSuffix("▕████████████▏ 100%\u{1B}[K\ndone in 1.2s\n\u{1B}[?25h"))
@@ -77,7 +70,7 @@ struct TerminalRendererTests {
       script.counts = (1...40).map { $0 * 25 }
       script.total = 1_000
     }
-    let frames = frames(terminal)
+    let frames = terminal.redraws
     #expect(frames.allSatisfy { $0.count <= 199 })
     // After the first report, the bar keeps one width: room is reserved for what comes later.
     let percentColumns = Set(
@@ -152,7 +145,7 @@ struct TerminalRendererTests {
     let token = harness.runner.attach(TerminalRenderer(output: terminal))
     await harness.startIndeterminateRun(completed: 12)
     harness.clock.advance(by: .seconds(1))
-    let frames = frames(terminal).dropFirst()  // the first one is the 0% of the start
+    let frames = terminal.redraws.dropFirst()  // the first one is the 0% of the start
     #expect(frames.count >= 10)
     #expect(frames.allSatisfy { !$0.contains("%") && $0.hasSuffix("  12") })
     #expect(Set(frames).count >= 5)  // the block moves
@@ -177,7 +170,7 @@ struct TerminalRendererTests {
 
   @Test func asciiWhereTheLocaleIsNotUTF8() async {
     let terminal = await play(columns: 40, capabilities: .interactiveASCII)
-    let frames = frames(terminal)
+    let frames = terminal.redraws
     #expect(frames[2] == "Task [>                   ]  10%  5/50")
     #expect(frames[4] == "Task [#>                  ]  20%  10/50")
     #expect(frames.last == "Task [####################] 100%  50/50")
@@ -187,7 +180,7 @@ struct TerminalRendererTests {
   @Test func aDumbTerminalGetsCarriageReturnsButNoEscapeSequences() async {
     let terminal = await play(columns: 40, capabilities: .dumb)
     #expect(!terminal.output.contains("\u{1B}"))
-    let frames = frames(terminal)
+    let frames = terminal.redraws
     #expect(frames[0] == "Task [            ]   0%")
     #expect(frames[1] == "Task [                    ]  10%  5/50")
     #expect(terminal.output.hasSuffix("[####################] 100%  50/50\ndone in 1.2s\n"))
@@ -200,7 +193,7 @@ struct TerminalRendererTests {
     harness.runner.start { _ in await Latch().wait() }
     terminal.columns = 50
     harness.clock.advance(by: .milliseconds(100))
-    let frames = frames(terminal)
+    let frames = terminal.redraws
     // At 30 columns there is no room for an ETA; at 50 there is, and 15 columns are kept for it.
     #expect(frames.first?.count == 29)
     #expect(frames.last?.count == 34)
@@ -352,8 +345,18 @@ struct TerminalRendererTests {
     let counts = [2, 4, 6, 8, 10, 12, 14, 60, 62, 64, 66, 68, 70, 72, 74, 76, 78, 80]
     let harness = Harness(animation: ProgressAnimation(curve: .linear))
     let terminal = MemoryTerminal(columns: 120)
-    let log = DrawLog(terminal: terminal, label: "Task")
-    let token = harness.runner.attach(log)
+    let drawer = TerminalRenderer(label: "Task", output: terminal)
+    // Every update with the line drawn for it, if any.
+    var drawn: [(update: ProgressUpdate, line: String)] = []
+    let token = harness.runner.attach(
+      RecordingRenderer { update in
+        terminal.clear()
+        drawer.render(update)
+        if let redraw = terminal.output.split(separator: "\r").last, terminal.output.contains("\r")
+        {
+          drawn.append((update, String(redraw.prefix { $0 != "\u{1B}" })))
+        }
+      })
     let reached = counts.map { _ in Latch() }
     let proceed = counts.map { _ in Latch() }
     harness.runner.start { reporter in
@@ -371,7 +374,7 @@ struct TerminalRendererTests {
     }
     harness.runner.cancel()
     token.cancel()
-    let draws = log.draws.filter { $0.update.state.phase == .running }
+    let draws = drawn.filter { $0.update.state.phase == .running }
     #expect(draws.count > 20)
     for (update, line) in draws {
       let rate = update.throughput.map { ProgressUnit.items.format(throughput: $0) }
@@ -411,7 +414,7 @@ struct TerminalRendererTests {
     let eta = harness.runner.estimatedTimeRemaining ?? .zero
     // 10% a second, 50% left: five seconds, and a little more as the rate decays; rounded up.
     #expect(eta > .seconds(5) && eta < .seconds(5.01))
-    #expect(frames(terminal).last?.hasSuffix("▏  50%  ETA 0:06") == true)
+    #expect(terminal.redraws.last?.hasSuffix("▏  50%  ETA 0:06") == true)
     #expect(!terminal.output.contains("/s"))
     harness.runner.cancel()
     token.cancel()
@@ -450,7 +453,7 @@ struct TerminalRendererTests {
     // 2,194.6 MB left at 12.3 MB/s: 178.4 s, rounded up.
     #expect(abs(eta / .seconds(1) - 178.5) < 0.1)
     #expect(
-      frames(terminal).last?.hasSuffix("▏  35%  1.2 GB / 3.4 GB  12.3 MB/s  ETA 2:59") == true)
+      terminal.redraws.last?.hasSuffix("▏  35%  1.2 GB / 3.4 GB  12.3 MB/s  ETA 2:59") == true)
     harness.runner.cancel()
     #expect(
       terminal.output.hasSuffix(
@@ -470,7 +473,7 @@ struct TerminalRendererTests {
       ProgressUpdate(
         reason: .stateChanged, state: .running(progress), displayedProgress: 0.45,
         time: .seconds(1)))
-    #expect(frames(terminal)[1].hasSuffix("▏  45%  45/100"))
+    #expect(terminal.redraws[1].hasSuffix("▏  45%  45/100"))
     renderer.didDetach()
   }
 
@@ -492,7 +495,7 @@ struct TerminalRendererTests {
       renderer.render(update)
       plainRenderer.render(update)
     }
-    #expect(frames(terminal)[1].hasSuffix("▏  50%  1.0 GiB / 2.0 GiB  1.0 MiB/s  ETA 17:04"))
+    #expect(terminal.redraws[1].hasSuffix("▏  50%  1.0 GiB / 2.0 GiB  1.0 MiB/s  ETA 17:04"))
     #expect(
       terminal.output.hasSuffix("▏ 100%  2.0 GiB / 2.0 GiB  done in 2.0s\u{1B}[K\n\u{1B}[?25h"))
     #expect(
@@ -529,7 +532,7 @@ struct TerminalRendererTests {
     renderer.render(
       ProgressUpdate(
         reason: .stateChanged, state: .finished, displayedProgress: 1, time: .milliseconds(2600)))
-    let frames = frames(terminal)
+    let frames = terminal.redraws
     #expect(frames.count == 27)
     for frame in frames {
       #expect(TerminalFormat.columns(frame) <= columns - 1, "\(frame)")
@@ -565,7 +568,7 @@ struct TerminalRendererTests {
         displayedProgress: 0.52, time: .seconds(1), throughput: 24.8,
         estimatedTimeRemaining: .milliseconds(970)))
     #expect(
-      frames(terminal).last
+      terminal.redraws.last
         == "Heavy task ▕█████▏    ▏  52%  26/50  24.8 it/s  ETA 0:01  Hashing IMG_0042.jpg")
   }
 
@@ -644,18 +647,18 @@ struct TerminalRendererTests {
     let token = harness.runner.attach(TerminalRenderer(label: "Task", output: terminal))
     let (proceed, reported) = await startPausableRun(harness)
     // Room is kept for the rate and the ETA, and for the message: the bar is 13 cells.
-    #expect(frames(terminal).last == "Task ▕██████▊      ▏  52%  26/50  Hashing IMG_0042.jpg")
+    #expect(terminal.redraws.last == "Task ▕██████▊      ▏  52%  26/50  Hashing IMG_0042.jpg")
     harness.runner.pause()
     #expect(
-      frames(terminal).last == "Task ▕██████▊      ▏  52%  26/50  paused  Hashing IMG_0042.jpg")
+      terminal.redraws.last == "Task ▕██████▊      ▏  52%  26/50  paused  Hashing IMG_0042.jpg")
     // Work not yet at a checkpoint still reports; the paused bar shows it.
     proceed.open()
     await reported.wait()
     harness.clock.advance(by: .milliseconds(100))
     #expect(
-      frames(terminal).last == "Task ▕███████      ▏  54%  27/50  paused  Hashing IMG_0042.jpg")
+      terminal.redraws.last == "Task ▕███████      ▏  54%  27/50  paused  Hashing IMG_0042.jpg")
     harness.runner.resume()
-    #expect(frames(terminal).last == "Task ▕███████      ▏  54%  27/50  Hashing IMG_0042.jpg")
+    #expect(terminal.redraws.last == "Task ▕███████      ▏  54%  27/50  Hashing IMG_0042.jpg")
     harness.runner.cancel()
     #expect(terminal.output.hasSuffix("▏  54%  27/50  cancelled after 0.2s\u{1B}[K\n\u{1B}[?25h"))
     token.cancel()
@@ -740,26 +743,5 @@ extension TerminalRendererTests {
         "Task: started", "Task: paused at 0%  0/10", "Task: 30%  3/10  paused  Hashing c.jpg",
         "Task: resumed at 30%  3/10", "Task: 40%  4/10  Hashing d.jpg", "",
       ])
-  }
-}
-
-/// A terminal renderer that keeps every update it got with the line it drew for it, if any.
-@MainActor
-private final class DrawLog: ProgressRenderer {
-  let terminal: MemoryTerminal
-  let renderer: TerminalRenderer
-  private(set) var draws: [(update: ProgressUpdate, line: String)] = []
-
-  init(terminal: MemoryTerminal, label: String) {
-    self.terminal = terminal
-    self.renderer = TerminalRenderer(label: label, output: terminal)
-  }
-
-  func render(_ update: ProgressUpdate) {
-    terminal.clear()
-    renderer.render(update)
-    if let redraw = terminal.output.split(separator: "\r").last, terminal.output.contains("\r") {
-      draws.append((update, String(redraw.prefix { $0 != "\u{1B}" })))
-    }
   }
 }

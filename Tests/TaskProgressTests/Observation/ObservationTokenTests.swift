@@ -72,7 +72,7 @@ struct ObservationTokenTests {
     var observed: [RunPhase] = []
     var summaries = 0
     var keptSummaries = 0
-    let renderer = PhaseRenderer()
+    let renderer = RecordingRenderer()
     let groupRenderer = EventCounter()
     do {
       _ = runner.observe { observed.append($0.phase) }
@@ -93,16 +93,6 @@ struct ObservationTokenTests {
     #expect(keptSummaries > 1)
     #expect(renderer.phases == [.idle, .running, .cancelled])
     #expect(groupRenderer.count > events)
-  }
-}
-
-/// A renderer that records the phases of the states it is given.
-@MainActor
-private final class PhaseRenderer: ProgressRenderer {
-  var phases: [RunPhase] = []
-
-  func render(_ update: ProgressUpdate) {
-    if update.reason == .stateChanged { phases.append(update.state.phase) }
   }
 }
 

@@ -282,8 +282,15 @@ struct RunStatesTests {
 
   /// A consumer off the main actor, held back for a run at times, against runs whose reports
   /// race the frames, that finish, fail or are cancelled.
+  ///
+  /// Each report is a turn of the pool and each frame a turn of the main actor, which every suite
+  /// shares: on a loaded machine a turn may take a tenth of a second, and the test is as long as
+  /// its turns. So a run reports 4 times, enough for a cancel at the third frame to land while it
+  /// runs; 30 runs play every mix of reset (every 2nd), failure (every 3rd) and cancel (every
+  /// 5th).
   @Test func aConsumerOnAnotherThreadGetsACoalescingOfWhatObserversSee() async {
     let cycles = TestScale.count(30, sanitized: 10)
+    let reports = 4
     let clock = ManualClock()
     var runner: TaskRunner? = TaskRunner(animation: .instant, clock: clock)
     let recorder = StateRecorder(observing: runner!)
@@ -310,8 +317,8 @@ struct RunStatesTests {
     for cycle in 0..<cycles {
       let start = clock.now
       runner!.start { reporter in
-        for count in 1...10 {
-          reporter.report(completed: count, of: 10)
+        for count in 1...reports {
+          reporter.report(completed: count, of: reports)
           // A deadline the test's frames reach whether they come before or after this sleep
           // begins: each frame the test advances counts, however late this task runs.
           try await clock.sleep(until: start.advanced(by: frame * count))
@@ -334,7 +341,10 @@ struct RunStatesTests {
     runner!.start { _ in await Latch().wait() }
     runner = nil  // cancels the active run
     let published = recorder.states
-    let consumed = await consumer.value
+    let consumed =
+      await withDeadline(waitingFor: "the consumer to take the states to their end") {
+        await awaitAll([consumer]).first
+      } ?? []
     #expect(published.last == .cancelled)
     #expect(Self.mayConsume(consumed, from: published))
     #expect(consumed.count < published.count)

@@ -86,15 +86,6 @@ private final class Items: Sendable {
 @MainActor
 @Suite("Task runner over items concurrently", .timeLimit(TestScale.timeLimit(minutes: 2)))
 struct TaskRunnerConcurrencyTests {
-  /// Advances the clock a frame at a time until `condition` holds, for at most ``waitLimit``.
-  private func advanceFrames(
-    _ harness: Harness, until what: String, sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
-  ) async {
-    await harness.clock.advance(
-      by: frame, until: what, sourceLocation: sourceLocation, condition)
-  }
-
   // MARK: - over:maxConcurrency:
 
   @Test(arguments: [2, 3, 5])
@@ -183,7 +174,7 @@ struct TaskRunnerConcurrencyTests {
     for (done, item) in [2, 0, 3].enumerated() {
       items.proceed[item].open()
       let expected = RunState.running(RunProgress(completed: done + 1, of: 4))
-      await advanceFrames(harness, until: "the state \(expected)") {
+      await harness.advanceFrames(until: "the state \(expected)") {
         harness.runner.state == expected
       }
     }
@@ -471,11 +462,11 @@ struct TaskRunnerConcurrencyTests {
           }
         }
       }
-      await advanceFrames(harness, until: "the state \(halfway)") {
+      await harness.advanceFrames(until: "the state \(halfway)") {
         harness.runner.state == halfway
       }
       goOn.open()
-      await advanceFrames(harness, until: "the run to end") {
+      await harness.advanceFrames(until: "the run to end") {
         harness.runner.state.phase != .running
       }
       let progress = harness.recorder.states.compactMap(\.progress).filter { $0.totalCount != nil }

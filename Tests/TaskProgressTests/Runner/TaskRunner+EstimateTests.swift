@@ -250,7 +250,7 @@ struct TaskRunnerEstimateTests {
   @Test func renderersGetTheEstimateAndTheUnitInEveryUpdate() async throws {
     let harness = Harness()
     harness.runner.unit = .bytes
-    let renderer = UpdateLog()
+    let renderer = RecordingRenderer()
     harness.runner.attach(renderer)
     let run = await HeldRun.start(on: harness.runner)
     await reportSteadily(run, on: harness, perStep: 1_000, total: 1_000_000, step: frame, steps: 10)
@@ -272,7 +272,7 @@ struct TaskRunnerEstimateTests {
 
   @Test func theLastReportOfARunThatEndsHasNoTimeLeft() async throws {
     let harness = Harness()
-    let renderer = UpdateLog()
+    let renderer = RecordingRenderer()
     harness.runner.attach(renderer)
     let run = await HeldRun.start(on: harness.runner)
     await reportSteadily(run, on: harness, perStep: 10, total: 100, step: frame, steps: 5)
@@ -304,15 +304,5 @@ struct TaskRunnerEstimateTests {
 
   static func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-  }
-}
-
-/// A renderer that keeps every update.
-@MainActor
-private final class UpdateLog: ProgressRenderer {
-  var updates: [ProgressUpdate] = []
-
-  func render(_ update: ProgressUpdate) {
-    updates.append(update)
   }
 }

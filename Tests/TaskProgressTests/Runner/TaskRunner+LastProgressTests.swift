@@ -58,9 +58,10 @@ struct TaskRunnerLastProgressTests {
 
   @Test func renderersGetItWithTheUpdateThatEndsTheRun() async {
     let harness = Harness()
-    var updates: [ProgressUpdate] = []
-    let token = harness.runner.attach(Recording { updates.append($0) })
+    let renderer = RecordingRenderer()
+    let token = harness.runner.attach(renderer)
     _ = await reportAndEnd(harness)
+    let updates = renderer.updates
     let end = updates.last { $0.reason == .stateChanged }
     #expect(end?.state == .finished)
     #expect(end?.lastProgress?.completedByteCount == 1_000_000_000)
@@ -80,12 +81,4 @@ struct TaskRunnerLastProgressTests {
     _ = await reportAndEnd(harness)
     await changed.wait(for: "Observation to report a change of lastProgress")
   }
-}
-
-/// A renderer that hands each update to a closure.
-@MainActor
-private final class Recording: ProgressRenderer {
-  let record: (ProgressUpdate) -> Void
-  init(_ record: @escaping (ProgressUpdate) -> Void) { self.record = record }
-  func render(_ update: ProgressUpdate) { record(update) }
 }

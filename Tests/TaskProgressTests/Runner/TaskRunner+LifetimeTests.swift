@@ -4,25 +4,6 @@ import Testing
 
 @testable import TaskProgress
 
-/// A renderer that records what it is given and whether it was told it is detached.
-@MainActor
-final class RecordingRenderer: ProgressRenderer {
-  var updates: [ProgressUpdate] = []
-  var detachCount = 0
-
-  var states: [RunState] {
-    updates.filter { $0.reason == .stateChanged }.map(\.state)
-  }
-
-  func render(_ update: ProgressUpdate) {
-    updates.append(update)
-  }
-
-  func didDetach() {
-    detachCount += 1
-  }
-}
-
 @MainActor
 @Suite("Task runner lifetimes", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerLifetimeTests {

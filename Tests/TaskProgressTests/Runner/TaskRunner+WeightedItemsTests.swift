@@ -42,16 +42,6 @@ private final class Gates: Sendable {
 @MainActor
 @Suite("Task runner over weighted items", .timeLimit(TestScale.timeLimit(minutes: 2)))
 struct TaskRunnerWeightedItemsTests {
-  /// Advances the clock a frame at a time until the runner's state is `expected`.
-  private func advanceFrames(
-    _ harness: Harness, until expected: RunState,
-    sourceLocation: SourceLocation = #_sourceLocation
-  ) async {
-    await harness.clock.advance(
-      by: frame, until: "the state \(expected)", sourceLocation: sourceLocation
-    ) { harness.runner.state == expected }
-  }
-
   // MARK: - Items that count for their weight
 
   @Test(arguments: [1, 3])
@@ -78,9 +68,15 @@ struct TaskRunnerWeightedItemsTests {
     }
     await gates.waitUntilReached("small")
     await gates.waitUntilReached("heavy")
-    await advanceFrames(harness, until: .running(RunProgress(completed: 0, of: 10)))
+    let nothingDone = RunState.running(RunProgress(completed: 0, of: 10))
+    await harness.advanceFrames(until: "the state \(nothingDone)") {
+      harness.runner.state == nothingDone
+    }
     gates.open("heavy")
-    await advanceFrames(harness, until: .running(RunProgress(completed: 9, of: 10)))
+    let heavyDone = RunState.running(RunProgress(completed: 9, of: 10))
+    await harness.advanceFrames(until: "the state \(heavyDone)") {
+      harness.runner.state == heavyDone
+    }
     #expect(harness.runner.state.fractionCompleted == 0.9)
     gates.open("small")
     #expect(await harness.recorder.waitForTerminalState() == .finished)
@@ -146,11 +142,11 @@ struct TaskRunnerWeightedItemsTests {
     await gates.waitUntilReached("big")
     await gates.waitUntilReached("small")
     let partway = RunState.running(RunProgress(fractionCompleted: 0.3, completed: 0, of: 10))
-    await advanceFrames(harness, until: partway)
+    await harness.advanceFrames(until: "the state \(partway)") { harness.runner.state == partway }
     // Returning completes the item, whatever it reported last.
     gates.open("big")
     let bigDone = RunState.running(RunProgress(fractionCompleted: 0.9, completed: 8, of: 10))
-    await advanceFrames(harness, until: bigDone)
+    await harness.advanceFrames(until: "the state \(bigDone)") { harness.runner.state == bigDone }
     gates.open("small")
     #expect(await harness.recorder.waitForTerminalState() == .finished)
     #expect(
