@@ -98,9 +98,15 @@ public final class TaskRunnerGroup {
   /// The clock of the group's frames, which a queue's runners share and its retries wait on.
   let clock: any Clock<Duration>
 
-  /// The queue under way, started by ``start(_:maxConcurrency:label:weight:onFailure:retries:retryDelay:perform:)``:
-  /// what ``pauseAll()``, ``resumeAll()`` and ``cancelAll()`` hold, resume and stop.
+  /// The latest queue started on the group, under way or over, until another starts: what
+  /// ``queue(of:)`` finds, and, while it is under way, what ``pauseAll()``, ``resumeAll()`` and
+  /// ``cancelAll()`` hold, resume and stop.
   @ObservationIgnored var queue: (any QueueControl)?
+
+  /// The queue under way on the group, if any.
+  var queueUnderWay: (any QueueControl)? {
+    queue.flatMap { $0.isOver ? nil : $0 }
+  }
 
   /// The runners in the group, in the order they joined.
   public var members: [Member] {
@@ -180,48 +186,27 @@ public final class TaskRunnerGroup {
 
   // MARK: - Members
 
-  /// The runners in the group, in the order they joined.
-  public var runners: [TaskRunner] {
-    members.map(\.runner)
-  }
-
-  /// Adds a runner, weighted as ``weighting`` says.
-  ///
-  /// - Parameters:
-  ///   - runner: The runner. The group keeps it until it is removed.
-  ///   - label: The text a renderer shows for it, such as a file name.
-  /// - Returns: `true` if the runner joined, `false` if it was in the group already, in which
-  ///   case nothing changed.
-  @discardableResult
-  public func add(_ runner: TaskRunner, label: String = "") -> Bool {
-    insert(Member(runner: runner, label: label, weight: nil))
-  }
-
-  /// Adds a runner with a weight of its own: its share of the overall progress, whatever
-  /// ``weighting`` says.
+  /// Adds a runner, weighted as ``weighting`` says or by a weight of its own.
   ///
   /// ```swift
   /// let group = TaskRunnerGroup()
   /// for file in files {
-  ///   try group.add(TaskRunner(), label: file.name, weight: Double(file.size))
+  ///   group.add(TaskRunner(), label: file.name, weight: Double(file.size))
   /// }
   /// ```
   ///
   /// - Parameters:
   ///   - runner: The runner. The group keeps it until it is removed.
-  ///   - label: The text a renderer shows for it.
-  ///   - weight: Its weight, a finite number, 0 or more. In ``Weighting/units`` give it in the
-  ///     runner's units, so that the group's speed and time remaining add up.
-  /// - Returns: `true` if the runner joined, `false` if it was in the group already.
-  /// - Throws: ``InvalidWeightError`` for a weight that is negative or not a finite number; the
-  ///   group is then unchanged.
+  ///   - label: The text a renderer shows for it, such as a file name.
+  ///   - weight: Its share of the overall progress, whatever ``weighting`` says: a finite
+  ///     number, 0 or more. In ``Weighting/units`` give it in the runner's units, so that the
+  ///     group's speed and time remaining add up. `nil`, the default, or a weight that is
+  ///     negative or not a finite number, counts as ``weighting`` says, as a queue's weights do.
+  /// - Returns: `true` if the runner joined, `false` if it was in the group already, in which
+  ///   case nothing changed.
   @discardableResult
-  public func add(
-    _ runner: TaskRunner, label: String = "", weight: Double
-  ) throws(InvalidWeightError) -> Bool {
-    guard weight.isFinite, weight >= 0 else {
-      throw InvalidWeightError(weight: weight, label: label)
-    }
+  public func add(_ runner: TaskRunner, label: String = "", weight: Double? = nil) -> Bool {
+    let weight = weight.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
     return insert(Member(runner: runner, label: label, weight: weight))
   }
 
@@ -420,35 +405,10 @@ public final class TaskRunnerGroup {
     return summaryValue.fractionCompleted
   }
 
-  /// The weighted mean of the runners' animated progress, in `0...1`: what an overall progress
-  /// view draws.
-  public var displayedProgress: Double {
-    access(keyPath: \.displayedProgress)
-    return summaryValue.displayedProgress
-  }
-
   /// How many runners are in each phase: `counts.description` is `3 running, 5 finished`.
   public var counts: PhaseCounts {
     access(keyPath: \.counts)
     return summaryValue.counts
-  }
-
-  /// The group's speed in weighted units per second; see ``Summary/throughput``.
-  public var throughput: Double? {
-    access(keyPath: \.throughput)
-    return summaryValue.throughput
-  }
-
-  /// The time all of the work left takes at ``throughput``; see
-  /// ``Summary/estimatedTimeRemaining``.
-  public var estimatedTimeRemaining: Duration? {
-    access(keyPath: \.estimatedTimeRemaining)
-    return summaryValue.estimatedTimeRemaining
-  }
-
-  /// Whether some runner has a run under way, running or paused.
-  public var isActive: Bool {
-    counts.active > 0
   }
 
   // MARK: - Observing
@@ -500,8 +460,8 @@ public final class TaskRunnerGroup {
   /// The group's ``counts`` and sums say so when this returns.
   public func cancelAll() {
     // The queue first, so that it starts nothing in the place of the runs cancelled.
-    queue?.cancel()
-    for runner in runners {
+    queueUnderWay?.cancel()
+    for runner in members.map(\.runner) {
       runner.cancel()
     }
     sumUpIfNeeded()
@@ -512,8 +472,8 @@ public final class TaskRunnerGroup {
   ///
   /// The group's ``counts`` say so when this returns.
   public func pauseAll() {
-    queue?.pause()
-    for runner in runners {
+    queueUnderWay?.pause()
+    for runner in members.map(\.runner) {
       runner.pause()
     }
     sumUpIfNeeded()
@@ -523,10 +483,10 @@ public final class TaskRunnerGroup {
   ///
   /// The group's ``counts`` say so when this returns.
   public func resumeAll() {
-    for runner in runners {
+    for runner in members.map(\.runner) {
       runner.resume()
     }
-    queue?.resume()
+    queueUnderWay?.resume()
     sumUpIfNeeded()
   }
 
@@ -614,11 +574,7 @@ public final class TaskRunnerGroup {
     if new != old {
       withMutation(keyPath: \.summary) {}
       notifyChange(of: \.fractionCompleted, showing: \.fractionCompleted, from: old, to: new)
-      notifyChange(of: \.displayedProgress, showing: \.displayedProgress, from: old, to: new)
       notifyChange(of: \.counts, showing: \.counts, from: old, to: new)
-      notifyChange(of: \.throughput, showing: \.throughput, from: old, to: new)
-      notifyChange(
-        of: \.estimatedTimeRemaining, showing: \.estimatedTimeRemaining, from: old, to: new)
       observers.publish(new)
     }
     if !renderers.isEmpty {
