@@ -118,8 +118,8 @@ extension TaskRunnerGroup {
   /// group.start(files, maxConcurrency: 3, label: \.name) { file, reporter in
   ///   try await download(file, reporter: reporter)
   /// }
-  /// let queue = group.queue(of: RemoteFile.self)
-  /// queue?.append(contentsOf: moreFiles)
+  /// let queue = group.queue(of: ImportFile.self)
+  /// queue?.append(contentsOf: files)
   /// let outcomes = await queue?.wait() ?? []
   /// print(outcomes.map(\.phase))
   /// ```

@@ -74,7 +74,7 @@ extension TaskRunnerGroup {
     /// group.start(files, maxConcurrency: 3) { file, reporter in
     ///   try await download(file, reporter: reporter)
     /// }
-    /// if let queue = group.queue(of: RemoteFile.self) {
+    /// if let queue = group.queue(of: ImportFile.self) {
     ///   _ = await queue.wait()
     ///   print(queue.isCancelled ? "Cancelled" : "\(queue.failures.count) failed")
     /// }
@@ -102,7 +102,7 @@ extension TaskRunnerGroup {
     /// group.start(files, maxConcurrency: 3, label: \.name) { file, reporter in
     ///   try await download(file, reporter: reporter)
     /// }
-    /// let queue = group.queue(of: RemoteFile.self)
+    /// let queue = group.queue(of: ImportFile.self)
     /// _ = await queue?.wait()
     /// for failure in queue?.failures ?? [] {
     ///   print("\(failure.item.name): \(failure.error)")
