@@ -49,9 +49,9 @@ extension Measure {
       let (framePasses, updates) = (probe.passes - passesBefore, probe.updates - updatesBefore)
       (fewestPasses, mostPasses) = (min(fewestPasses, framePasses), max(mostPasses, framePasses))
       (fewestUpdates, mostUpdates) = (min(fewestUpdates, updates), max(mostUpdates, updates))
-      allRunning = allRunning && probe.summary.counts.running == n
+      allRunning = allRunning && probe.summary?.counts.running == n
     }
-    let fraction = probe.summary.fractionCompleted
+    let fraction = probe.summary?.fractionCompleted ?? 0
     let bareFinished = await bare.release()
     let finished = await grouped.release() && bareFinished
 
@@ -163,8 +163,8 @@ final class PassProbe: GroupRenderer {
   private(set) var lastRunnerAt: Int64 = 0
   /// When the latest pass ended, in ``nowNanoseconds()``.
   private(set) var passEndedAt: Int64 = 0
-  /// The summary of the latest pass.
-  private(set) var summary = TaskRunnerGroup.Summary.empty
+  /// The summary of the latest pass, once there was one.
+  private(set) var summary: TaskRunnerGroup.Summary?
 
   /// A probe whose pass times start at `lastRunner`'s updates.
   init(lastRunner: TaskRunner) {

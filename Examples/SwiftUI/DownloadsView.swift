@@ -31,11 +31,12 @@ struct DownloadsView: View {
             .foregroundStyle(.secondary)
         }
       }
-      ProgressView(value: group.displayedProgress)  // the weighted total: a big file counts more
+      // The weighted total: a big file counts more.
+      ProgressView(value: group.summary.displayedProgress)
       Text(group.counts.description)  // "3 running, 5 waiting", then "8 finished"
       // The queue ends in the turn its last download ends, whose new state redraws the view.
-      Button(queue?.isActive == true ? "Cancel" : "Start") {
-        queue?.isActive == true ? group.cancelAll() : start()
+      Button(queue?.isOver == false ? "Cancel" : "Start") {
+        queue?.isOver == false ? group.cancelAll() : start()
       }
     }
   }
@@ -57,9 +58,10 @@ struct DownloadsView: View {
   /// The next download starts as soon as one ends, finished or failed.
   private func start() {
     group.removeEnded()
-    queue = group.startQueue(
+    group.start(
       files, maxConcurrency: jobs, label: \.name, weight: { Double($0.size) },
       perform: { file, reporter in try await file.download(reporter: reporter) })
+    queue = group.queue(of: RemoteFile.self)
   }
 
   /// `45.2 MB / 137 MB` while a file downloads, its size once it has, or what became of it.

@@ -70,9 +70,10 @@ final class DownloadQueue {
     group.removeEnded()
     let speed = options.speed
     guard
-      let queue = group.startQueue(
+      group.start(
         files, maxConcurrency: options.jobs, label: \.name, weight: { Double($0.size) },
-        perform: { file, reporter in try await file.transfer(speed: speed, reporter: reporter) })
+        perform: { file, reporter in try await file.transfer(speed: speed, reporter: reporter) }),
+      let queue = group.queue(of: DownloadFile.self)
     else { return false }
     self.queue = queue
     isActive = true

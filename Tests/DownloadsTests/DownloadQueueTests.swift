@@ -59,7 +59,8 @@ struct DownloadQueueTests {
   @Test func cancellingAtOnceCancelsTheFirstDownloadsAndTheOthersNeverStart() async throws {
     let queue = try queue(["--count", "5", "--jobs", "2"])
     queue.start()
-    #expect(queue.group.runners.filter(\.isActive).count == 2, "the first two started at once")
+    #expect(
+      queue.group.members.filter(\.runner.isActive).count == 2, "the first two started at once")
     queue.cancelAll()
     let outcome = await queue.waitForEnd()
     #expect(outcome == DownloadQueue.Outcome(cancelled: 2, notStarted: 3, wasCancelled: true))

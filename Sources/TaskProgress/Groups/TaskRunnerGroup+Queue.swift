@@ -28,9 +28,8 @@ extension TaskRunnerGroup {
   /// ``pauseAll()`` pauses the runs under way and starts no item until ``resumeAll()``;
   /// ``cancelAll()`` cancels them and starts no other: the items never started end
   /// `.cancelled`, their runners too. No item runs twice. One queue runs on a group at a time;
-  /// to add items to the queue under way, start it with
-  /// ``startQueue(_:maxConcurrency:label:weight:onFailure:retries:retryDelay:perform:)`` and
-  /// append to the ``Queue`` it returns.
+  /// to add items to it while it is under way, or to wait for its end, take it with
+  /// ``queue(of:)``.
   ///
   /// - Parameters:
   ///   - items: The items, run in their order.
@@ -64,7 +63,7 @@ extension TaskRunnerGroup {
   ) -> Bool where C.Element: Sendable {
     startQueue(
       items, maxConcurrency: maxConcurrency, label: label, weight: weight, onFailure: onFailure,
-      retries: retries, retryDelay: retryDelay, perform: perform) != nil
+      retries: retries, retryDelay: retryDelay, cancelled: false, perform: perform) != nil
   }
 
   /// Runs `perform` on each of `items`, at most `maxConcurrency` at once, as
@@ -101,41 +100,38 @@ extension TaskRunnerGroup {
         onFailure: onFailure, retries: retries, retryDelay: retryDelay,
         cancelled: Task.isCancelled, perform: perform)
     else { return items.map { _ in .cancelled } }
-    return await queue.wait()
+    let outcomes = await queue.wait()
+    // Its caller has what it holds: the group keeps none of it.
+    if self.queue === queue {
+      self.queue = nil
+    }
+    return outcomes
   }
 
-  /// Starts a queue as ``start(_:maxConcurrency:label:weight:onFailure:retries:retryDelay:perform:)``
-  /// does, and returns it, to append items to it, take waiting ones out, or wait for its end.
+  /// The latest queue started on the group by
+  /// ``start(_:maxConcurrency:label:weight:onFailure:retries:retryDelay:perform:)``, under way
+  /// or over, when its items are of type `Item`: to append items to it, take waiting ones out,
+  /// wait for its end, or read its failures.
   ///
   /// ```swift
   /// let group = TaskRunnerGroup()
-  /// // nil if a queue is under way on the group
-  /// let queue = group.startQueue(files, maxConcurrency: 3, label: \.name) { file, reporter in
+  /// group.start(files, maxConcurrency: 3, label: \.name) { file, reporter in
   ///   try await download(file, reporter: reporter)
   /// }
-  /// queue?.append(files[0])
+  /// let queue = group.queue(of: ImportFile.self)
+  /// queue?.append(contentsOf: files)
   /// let outcomes = await queue?.wait() ?? []
   /// print(outcomes.map(\.phase))
   /// ```
   ///
-  /// The group keeps the queue until it ends; a group released before then releases the
-  /// queue's runners, which cancels their runs.
+  /// The group keeps its latest queue, and the queue its items and their runners, until
+  /// another queue starts; a group released while its queue is under way releases the queue's
+  /// runners, which cancels their runs.
   ///
-  /// - Returns: The queue, or `nil` if a queue was under way on the group, in which case
-  ///   nothing changed and `perform` is never called.
-  @discardableResult
-  public func startQueue<C: Collection & Sendable>(
-    _ items: C, maxConcurrency: Int,
-    label: @escaping (C.Element) -> String = { String(describing: $0) },
-    weight: ((C.Element) -> Double)? = nil,
-    onFailure: FailurePolicy = .continue,
-    retries: Int = 0,
-    retryDelay: Duration = .seconds(1),
-    perform: @escaping @Sendable (C.Element, TaskRunner.Reporter) async throws -> Void
-  ) -> Queue<C.Element>? where C.Element: Sendable {
-    startQueue(
-      items, maxConcurrency: maxConcurrency, label: label, weight: weight, onFailure: onFailure,
-      retries: retries, retryDelay: retryDelay, cancelled: false, perform: perform)
+  /// - Returns: The queue, or `nil` when no queue started on the group or its items are not
+  ///   `Item`s.
+  public func queue<Item>(of itemType: Item.Type) -> Queue<Item>? {
+    queue as? Queue<Item>
   }
 
   /// Starts a queue; a `cancelled` one starts no item, and every item ends cancelled.
@@ -145,7 +141,7 @@ extension TaskRunnerGroup {
     retryDelay: Duration, cancelled: Bool,
     perform: @escaping @Sendable (C.Element, TaskRunner.Reporter) async throws -> Void
   ) -> Queue<C.Element>? where C.Element: Sendable {
-    guard queue == nil else { return nil }
+    guard queueUnderWay == nil else { return nil }
     let queue = Queue(
       group: self, maxConcurrency: maxConcurrency, label: label, weight: weight,
       onFailure: onFailure,
@@ -164,6 +160,8 @@ protocol QueueControl: AnyObject {
   func resume()
   /// Cancels the queue's runs under way; the items not started end `.cancelled`.
   func cancel()
+  /// Whether every item of the queue has its final state.
+  var isOver: Bool { get }
 }
 
 /// How an item that throws is tried again.

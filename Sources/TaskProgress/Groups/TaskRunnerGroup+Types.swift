@@ -20,14 +20,8 @@ extension TaskRunnerGroup {
     /// The weight given when the runner joined, or `nil` for the group's ``Weighting``.
     public let weight: Double?
 
-    /// Creates a member, as a group does when a runner joins; tests of a ``GroupRenderer`` make
-    /// their own to play events to it.
-    ///
-    /// - Parameters:
-    ///   - runner: The runner.
-    ///   - label: The text a renderer shows for it.
-    ///   - weight: The weight it was given, or `nil` for the group's ``Weighting``.
-    public init(runner: TaskRunner, label: String = "", weight: Double? = nil) {
+    /// Creates a member, as a group does when a runner joins.
+    package init(runner: TaskRunner, label: String = "", weight: Double? = nil) {
       self.runner = runner
       self.label = label
       self.weight = weight
@@ -152,13 +146,13 @@ extension TaskRunnerGroup {
     public var isSettled: Bool
 
     /// A summary of nothing: no runners.
-    public static let empty = Summary(
+    package static let empty = Summary(
       fractionCompleted: 0, displayedProgress: 0, completedUnits: 0, totalUnits: 0,
       isTotalKnown: true, counts: PhaseCounts(), throughput: nil, estimatedTimeRemaining: nil,
       unit: .items, isSettled: true)
 
-    /// Creates a summary; groups make them, tests and previews may make their own.
-    public init(
+    /// Creates a summary, as a group does at each frame.
+    package init(
       fractionCompleted: Double, displayedProgress: Double, completedUnits: Double,
       totalUnits: Double, isTotalKnown: Bool, counts: PhaseCounts, throughput: Double? = nil,
       estimatedTimeRemaining: Duration? = nil, unit: ProgressUnit = .items,
@@ -177,7 +171,7 @@ extension TaskRunnerGroup {
     }
 
     /// Whether some runner has a run under way, running or paused.
-    public var isActive: Bool {
+    var isActive: Bool {
       counts.active > 0
     }
   }
@@ -200,20 +194,6 @@ extension TaskRunnerGroup {
     /// The end of a frame of the group: the overall progress, and the moment to draw. The
     /// duration is the time on the group's clock since the group was created.
     case frame(Summary, time: Duration)
-  }
-
-  /// The error a weight that is not a finite number of 0 or more throws.
-  public struct InvalidWeightError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The weight given.
-    public let weight: Double
-    /// The label of the runner it was given for.
-    public let label: String
-
-    /// `invalid weight -3.0 for runner "disk.img": a weight must be a finite number, 0 or more`.
-    public var description: String {
-      let runner = label.isEmpty ? "a runner" : "runner \"\(label)\""
-      return "invalid weight \(weight) for \(runner): a weight must be a finite number, 0 or more"
-    }
   }
 }
 

@@ -1,6 +1,7 @@
 extension TaskRunnerGroup {
-  /// A queue that runs its items in runners of a group, a few at a time; made by
-  /// ``TaskRunnerGroup/startQueue(_:maxConcurrency:label:weight:onFailure:retries:retryDelay:perform:)``.
+  /// A queue that runs its items in runners of a group, a few at a time; started by
+  /// ``TaskRunnerGroup/start(_:maxConcurrency:label:weight:onFailure:retries:retryDelay:perform:)``
+  /// and found with ``TaskRunnerGroup/queue(of:)``.
   ///
   /// Each item has a runner of its own, a member of the group from the moment the item is
   /// queued. Items are known by their index, in the order they were queued, appended ones last.
@@ -42,10 +43,12 @@ extension TaskRunnerGroup {
       items.count
     }
 
-    /// Whether the queue is under way: an item runs, or waits to start and the queue was not
-    /// cancelled.
-    public var isActive: Bool {
-      machine.outcomes == nil
+    /// Whether the queue is over: every item has its final state, and the queue takes no more
+    /// items.
+    ///
+    /// Until then an item runs, or waits to start and the queue was not cancelled.
+    public var isOver: Bool {
+      machine.outcomes != nil
     }
 
     /// The most items under way at once.
@@ -68,10 +71,10 @@ extension TaskRunnerGroup {
     ///
     /// ```swift
     /// let group = TaskRunnerGroup()
-    /// let queue = group.startQueue(files, maxConcurrency: 3) { file, reporter in
+    /// group.start(files, maxConcurrency: 3) { file, reporter in
     ///   try await download(file, reporter: reporter)
     /// }
-    /// if let queue {
+    /// if let queue = group.queue(of: ImportFile.self) {
     ///   _ = await queue.wait()
     ///   print(queue.isCancelled ? "Cancelled" : "\(queue.failures.count) failed")
     /// }
@@ -96,9 +99,10 @@ extension TaskRunnerGroup {
     ///
     /// ```swift
     /// let group = TaskRunnerGroup()
-    /// let queue = group.startQueue(files, maxConcurrency: 3, label: \.name) { file, reporter in
+    /// group.start(files, maxConcurrency: 3, label: \.name) { file, reporter in
     ///   try await download(file, reporter: reporter)
     /// }
+    /// let queue = group.queue(of: ImportFile.self)
     /// _ = await queue?.wait()
     /// for failure in queue?.failures ?? [] {
     ///   print("\(failure.item.name): \(failure.error)")
@@ -111,15 +115,6 @@ extension TaskRunnerGroup {
         }
         return Failure(index: index, item: items[index], error: error)
       }
-    }
-
-    /// Queues `item` after the others; it starts at once if there is room.
-    ///
-    /// - Returns: `true` if it was queued, `false` if the queue is over or cancelled, in which
-    ///   case nothing changed.
-    @discardableResult
-    public func append(_ item: Item) -> Bool {
-      append(contentsOf: CollectionOfOne(item))
     }
 
     /// Queues `newItems` after the others, in their order; the first start at once if there is
@@ -304,16 +299,11 @@ extension TaskRunnerGroup {
       finishIfOver()
     }
 
-    /// Once nothing is under way and nothing will start: lets the group go, brings its sums up
-    /// to date, and answers the callers of ``wait()``.
+    /// Once nothing is under way and nothing will start: brings the group's sums up to date, and
+    /// answers the callers of ``wait()``.
     private func finishIfOver() {
       guard let final = machine.finishIfOver() else { return }
-      if let group {
-        if group.queue === self {
-          group.queue = nil
-        }
-        group.sumUpIfNeeded()
-      }
+      group?.sumUpIfNeeded()
       let waiting = waiters
       waiters = []
       for waiter in waiting {

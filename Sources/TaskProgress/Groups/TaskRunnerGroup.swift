@@ -11,73 +11,6 @@ public import Observation
 @MainActor
 @Observable
 public final class TaskRunnerGroup {
-  /// What the group keeps of a member between frames.
-  fileprivate final class MemberState {
-    let member: Member
-    /// The follow registration; the runner stops telling the group when it goes.
-    var token: ObservationToken?
-    /// The latest update the runner delivered.
-    var latest: ProgressUpdate
-    /// The total count of the runner's latest run, once reported; kept after the run ends.
-    var knownTotal: Double?
-    /// The fraction the runner's run had when it last was active, kept after a failure or a
-    /// cancellation: work done, for the group's speed, though the run shows 0.
-    var lastActiveFraction: Double = 0
-    /// The share of the runner's work the group's speed has counted, or `nil` before the
-    /// runner's first frame: what it had done when it joined is no speed of the group's.
-    var countedFraction: Double?
-    /// Its part in the group's sums.
-    var share = Share()
-    /// Its place in the group's ``TaskRunnerGroup/slots``.
-    var slot: Int
-    /// Whether it changed since the group's last frame, so that the frame counts its advance.
-    var isChanged = false
-    /// Whether it is still in the group.
-    var isMember = true
-    /// Whether a queue of the group has yet to start it: counted as waiting.
-    var isWaiting = false
-    /// Whether the runner's first update, the one it gives at once when followed, has come:
-    /// the group counts that one itself as it follows the member.
-    var hasJoined = false
-
-    init(member: Member, latest: ProgressUpdate, slot: Int) {
-      self.member = member
-      self.latest = latest
-      self.slot = slot
-    }
-
-    /// Takes in an update of the runner.
-    func take(_ update: ProgressUpdate) {
-      latest = update
-      if let progress = update.state.progress {
-        if let total = progress.totalCount {
-          knownTotal = Double(total)
-        }
-        lastActiveFraction = progress.fractionCompleted ?? lastActiveFraction
-      } else if update.state.phase == .finished {
-        lastActiveFraction = 1
-      } else if update.state.phase == .idle {
-        lastActiveFraction = 0
-      }
-    }
-
-    /// Its share of the group's sums now.
-    func share(weighting: Weighting) -> Share {
-      let state = latest.state
-      let fraction = state.fractionCompleted ?? 0
-      let done: Double
-      switch state.phase {
-      case .idle, .running, .paused: done = fraction
-      case .finished: done = 1
-      case .failed, .cancelled: done = lastActiveFraction
-      }
-      return Share(
-        weight: member.weight ?? (weighting == .equal ? 1 : knownTotal), fraction: fraction,
-        displayed: latest.displayedProgress, isOpen: state.phase.isActive || state.phase == .idle,
-        done: done)
-    }
-  }
-
   /// How much each runner counts in the overall progress.
   public let weighting: Weighting
 
@@ -85,12 +18,15 @@ public final class TaskRunnerGroup {
   /// speed: with ``Weighting/units``, set it to the runners' unit, such as
   /// ``ProgressUnit/bytes``.
   public var unit: ProgressUnit = .items {
-    didSet { setNeedsFrame() }
+    didSet {
+      machine.setNeedsSum()
+      setNeedsFrame()
+    }
   }
 
   /// How long the group waits, once no run is under way, before it is settled
   /// (``Summary/isSettled``): a queue that starts its next run within this time stays unsettled.
-  public static let settlingInterval: Duration = .milliseconds(250)
+  public nonisolated static let settlingInterval: Duration = .milliseconds(250)
 
   /// The longest a change waits before the group's sums follow it; its frame interval.
   public let updateInterval: Duration
@@ -98,48 +34,30 @@ public final class TaskRunnerGroup {
   /// The clock of the group's frames, which a queue's runners share and its retries wait on.
   let clock: any Clock<Duration>
 
-  /// The queue under way, started by ``start(_:maxConcurrency:label:weight:onFailure:retries:retryDelay:perform:)``:
-  /// what ``pauseAll()``, ``resumeAll()`` and ``cancelAll()`` hold, resume and stop.
+  /// The latest queue started on the group, under way or over, until another starts: what
+  /// ``queue(of:)`` finds, and, while it is under way, what ``pauseAll()``, ``resumeAll()`` and
+  /// ``cancelAll()`` hold, resume and stop.
   @ObservationIgnored var queue: (any QueueControl)?
+
+  /// The queue under way on the group, if any.
+  var queueUnderWay: (any QueueControl)? {
+    queue.flatMap { $0.isOver ? nil : $0 }
+  }
 
   /// The runners in the group, in the order they joined.
   public var members: [Member] {
     access(keyPath: \.members)
-    return slots.compactMap { $0?.member }
+    return machine.members.elements.map(\.member)
   }
 
-  /// The members in the order they joined, with a hole where one left.
-  ///
-  /// Leaving costs the same whatever the size of the group; the holes are compacted once they
-  /// are more than half.
-  @ObservationIgnored private var slots: [MemberState?] = []
-  @ObservationIgnored private var states: [ObjectIdentifier: MemberState] = [:]
-  @ObservationIgnored private var sums = GroupSums()
-  /// The members that changed since the last frame.
-  @ObservationIgnored private var changed: [MemberState] = []
-  /// The members whose runs ended since ``removeEnded()`` last ran: what it looks at.
-  ///
-  /// Some of them started again or left since. Identities, so that a runner that left is not
-  /// kept.
-  @ObservationIgnored private var ended: [ObjectIdentifier] = []
-  /// The shares changed since the sums were last added up afresh.
-  @ObservationIgnored private var changesSinceExactSums = 0
-  @ObservationIgnored private var summaryValue = Summary.empty
+  /// The rules: the members, their counts and sums, the summary and when the group settles.
+  @ObservationIgnored private var machine: GroupStateMachine
   @ObservationIgnored private let observers = ObserverRegistry<Summary>()
   @ObservationIgnored private let renderers = ObserverRegistry<Event>()
   @ObservationIgnored private var time: FrameTime
   @ObservationIgnored private var frames: FrameTicker.Registration?
-  @ObservationIgnored private var timing = GroupTiming()
-  /// The members in each phase, as their updates arrive.
-  @ObservationIgnored private var liveCounts = PhaseCounts()
-  /// Whether a run started since the last frame, though it may have ended since.
-  @ObservationIgnored private var startedSinceFrame = false
-  /// When the group settles, while no run is under way and it has not settled yet.
-  @ObservationIgnored private var settlesAt: Duration?
   /// Whether a sum is asked for at the end of the wake-up under way.
   @ObservationIgnored private var isSumScheduled = false
-  /// Whether a member changed since the last frame.
-  @ObservationIgnored private var isDirty = false
 
   /// Creates an empty group.
   ///
@@ -157,6 +75,7 @@ public final class TaskRunnerGroup {
     clock: some Clock<Duration> = ContinuousClock()
   ) {
     self.weighting = weighting
+    self.machine = GroupStateMachine(weighting: weighting)
     self.unit = unit
     self.updateInterval = min(max(updateInterval, .milliseconds(1)), .seconds(60))
     self.clock = clock
@@ -168,11 +87,11 @@ public final class TaskRunnerGroup {
   isolated deinit {
     frames.map(time.ticker.remove)
     // Renderers draw the group as it is, not as it was at the last frame, before they detach.
-    if isDirty && !renderers.isEmpty {
+    if machine.isDirty && !renderers.isEmpty {
       sumUp(at: time.now())
     }
-    for state in states.values {
-      state.token?.cancel()
+    for entry in machine.members.elements {
+      entry.token?.cancel()
     }
     observers.close()
     renderers.close()
@@ -180,48 +99,27 @@ public final class TaskRunnerGroup {
 
   // MARK: - Members
 
-  /// The runners in the group, in the order they joined.
-  public var runners: [TaskRunner] {
-    members.map(\.runner)
-  }
-
-  /// Adds a runner, weighted as ``weighting`` says.
-  ///
-  /// - Parameters:
-  ///   - runner: The runner. The group keeps it until it is removed.
-  ///   - label: The text a renderer shows for it, such as a file name.
-  /// - Returns: `true` if the runner joined, `false` if it was in the group already, in which
-  ///   case nothing changed.
-  @discardableResult
-  public func add(_ runner: TaskRunner, label: String = "") -> Bool {
-    insert(Member(runner: runner, label: label, weight: nil))
-  }
-
-  /// Adds a runner with a weight of its own: its share of the overall progress, whatever
-  /// ``weighting`` says.
+  /// Adds a runner, weighted as ``weighting`` says or by a weight of its own.
   ///
   /// ```swift
   /// let group = TaskRunnerGroup()
   /// for file in files {
-  ///   try group.add(TaskRunner(), label: file.name, weight: Double(file.size))
+  ///   group.add(TaskRunner(), label: file.name, weight: Double(file.size))
   /// }
   /// ```
   ///
   /// - Parameters:
   ///   - runner: The runner. The group keeps it until it is removed.
-  ///   - label: The text a renderer shows for it.
-  ///   - weight: Its weight, a finite number, 0 or more. In ``Weighting/units`` give it in the
-  ///     runner's units, so that the group's speed and time remaining add up.
-  /// - Returns: `true` if the runner joined, `false` if it was in the group already.
-  /// - Throws: ``InvalidWeightError`` for a weight that is negative or not a finite number; the
-  ///   group is then unchanged.
+  ///   - label: The text a renderer shows for it, such as a file name.
+  ///   - weight: Its share of the overall progress, whatever ``weighting`` says: a finite
+  ///     number, 0 or more. In ``Weighting/units`` give it in the runner's units, so that the
+  ///     group's speed and time remaining add up. `nil`, the default, or a weight that is
+  ///     negative or not a finite number, counts as ``weighting`` says, as a queue's weights do.
+  /// - Returns: `true` if the runner joined, `false` if it was in the group already, in which
+  ///   case nothing changed.
   @discardableResult
-  public func add(
-    _ runner: TaskRunner, label: String = "", weight: Double
-  ) throws(InvalidWeightError) -> Bool {
-    guard weight.isFinite, weight >= 0 else {
-      throw InvalidWeightError(weight: weight, label: label)
-    }
+  public func add(_ runner: TaskRunner, label: String = "", weight: Double? = nil) -> Bool {
+    let weight = weight.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
     return insert(Member(runner: runner, label: label, weight: weight))
   }
 
@@ -230,9 +128,9 @@ public final class TaskRunnerGroup {
   /// - Returns: `true` if the runner was in the group.
   @discardableResult
   public func remove(_ runner: TaskRunner) -> Bool {
-    guard let state = states[ObjectIdentifier(runner)] else { return false }
+    guard machine.members.contains(ObjectIdentifier(runner)) else { return false }
     withMutation(keyPath: \.members) {
-      leave(state)
+      leave(ObjectIdentifier(runner))
     }
     return true
   }
@@ -243,44 +141,30 @@ public final class TaskRunnerGroup {
   /// It costs the members whose runs ended since it last ran, not every member, and
   /// Observation hears of ``members`` once.
   public func removeEnded() {
-    // In the order the members joined, as they are listed.
-    let candidates = ended.compactMap { states[$0] }.sorted { $0.slot < $1.slot }
-    ended = []
-    let leaving = candidates.filter { $0.isMember && $0.member.runner.state.phase.isTerminal }
+    let leaving = machine.takeEnded().filter { $0.runner.state.phase.isTerminal }
     guard !leaving.isEmpty else { return }
     withMutation(keyPath: \.members) {
       // `leave` passes over a member that a renderer removed meanwhile.
-      for state in leaving {
-        leave(state)
+      for member in leaving {
+        leave(member.id)
       }
     }
   }
 
   /// Takes a member out of the group; the caller tells Observation that ``members`` changed.
-  private func leave(_ state: MemberState) {
-    let id = state.member.id
-    guard states.removeValue(forKey: id) != nil else { return }
-    state.token?.cancel()
-    state.isMember = false
-    stopWaiting(state)
-    note(from: state.latest.state.phase, to: nil)
-    sums.remove(state.share)
-    slots[state.slot] = nil
-    if slots.count > 16 && states.count < slots.count / 2 {
-      slots.removeAll { $0 == nil }
-      for (slot, state) in slots.enumerated() {
-        state?.slot = slot
-      }
-    }
+  private func leave(_ id: Member.ID) {
+    guard let action = machine.leave(id, at: time.now()) else { return }
+    action.token?.cancel()
     renderers.publish(.left(id))
     setNeedsFrame()
   }
 
   /// Adds a member; a `waiting` one, idle, counts as waiting until it leaves idle or the group.
   func insert(_ member: Member, waiting: Bool = false) -> Bool {
-    guard states[member.id] == nil else { return false }
-    let state = withMutation(keyPath: \.members) { addSlot(for: member) }
-    follow(state, waiting: waiting)
+    guard !machine.members.contains(member.id) else { return false }
+    withMutation(keyPath: \.members) {
+      join(member, waiting: waiting)
+    }
     return true
   }
 
@@ -291,119 +175,43 @@ public final class TaskRunnerGroup {
   /// when they hear of it finds it counted and summed up, like any member.
   func insertWaiting(_ members: some Sequence<Member>) {
     withMutation(keyPath: \.members) {
-      for member in members where states[member.id] == nil {
-        follow(addSlot(for: member), waiting: true)
+      for member in members {
+        join(member, waiting: true)
       }
     }
   }
 
-  /// Makes a new member's state and gives it the next slot; the caller tells Observation.
-  private func addSlot(for member: Member) -> MemberState {
-    let state = MemberState(member: member, latest: placeholder, slot: slots.count)
-    states[member.id] = state
-    slots.append(state)
-    return state
-  }
-
-  /// Follows a member that was just added to the slots: its sums, counts and updates.
-  private func follow(_ state: MemberState, waiting: Bool) {
-    let member = state.member
-    state.share = state.share(weighting: weighting)
-    sums.add(state.share)
-    // The first call comes at once, with the runner's current state: the `.joined` event's.
+  /// Adds a member and follows its runner; the caller tells Observation.
+  private func join(_ member: Member, waiting: Bool) {
+    guard machine.join(member, waiting: waiting) else { return }
+    // The first call comes at once, with the runner's current state: the member's `.joined`.
     // The callback holds the member's identity, not the member: the runner holds the callback.
-    // It holds the state unowned, not weak: the state's token is cancelled before the group lets
-    // the state go (`remove`, the group's `deinit`), and a runner calls no cancelled callback;
-    // without a weak reference, the state's retains and releases take the fast path (weak ones
-    // were a fifth of `removeEnded`).
     let id = member.id
-    state.token = member.runner.follow { [weak self, unowned state] update in
-      guard let self else { return }
-      // Held strongly for the call: a renderer that hears of it may remove the member.
-      let state = state
-      let old = state.latest.state.phase
-      state.take(update)
-      changeShare(of: state)
-      if update.state.phase.isTerminal && !old.isTerminal {
-        ended.append(id)
+    let token = member.runner.follow { [weak self] update in
+      self?.memberUpdated(id, update)
+    }
+    machine.followed(id, through: token)
+  }
+
+  /// Takes in a member's update, and carries out what the machine says.
+  private func memberUpdated(_ id: Member.ID, _ update: ProgressUpdate) {
+    guard let action = machine.update(id, update, at: time.now()) else { return }
+    switch action.publishes {
+    case .joined:
+      if let member = machine.members[id]?.member {
+        renderers.publish(.joined(member, update))
       }
-      if !state.hasJoined {
-        state.hasJoined = true  // counted below, as the member is followed
-      } else {
-        if update.state.phase != .idle {
-          stopWaiting(state)
-        }
-        note(from: old, to: update.state.phase)
-        if !renderers.isEmpty {
-          renderers.publish(.updated(id, update))
-        }
+    case .updated:
+      if !renderers.isEmpty {
+        renderers.publish(.updated(id, update))
       }
-      setNeedsFrame()
-      // The end of the last run is summed up at once, not on the next frame: a program that
-      // exits when its last run ends shows the group's true end.
-      if update.reason == .stateChanged, isOver, summaryValue.counts != liveCounts {
-        sumUp(at: time.now())
-      }
+    case nil:
+      break
     }
-    note(from: nil, to: state.latest.state.phase)
-    if waiting && state.latest.state.phase == .idle {
-      state.isWaiting = true
-      liveCounts.waiting += 1
+    setNeedsFrame()
+    if action.sumsUpNow {
+      sumUp(at: time.now())
     }
-    if state.latest.state.phase.isTerminal {
-      ended.append(member.id)
-    }
-    renderers.publish(.joined(member, state.latest))
-  }
-
-  /// Keeps count of the members in each phase as their updates arrive, so that the group's
-  /// running time starts and stops at the moment of the transition, not at the next frame.
-  private func note(from old: RunPhase?, to new: RunPhase?) {
-    guard old != new else { return }
-    if let old {
-      liveCounts[old] -= 1
-    }
-    if let new {
-      liveCounts[new] += 1
-    }
-    if new?.isActive == true {
-      startedSinceFrame = true
-    }
-    if old == .running || new == .running {
-      timing.setRunning(liveCounts.running > 0, at: time.now())
-    }
-  }
-
-  private func stopWaiting(_ state: MemberState) {
-    if state.isWaiting {
-      state.isWaiting = false
-      liveCounts.waiting -= 1
-    }
-  }
-
-  /// Brings a member's share of the sums up to date, and notes that it changed.
-  private func changeShare(of state: MemberState) {
-    let share = state.share(weighting: weighting)
-    if share != state.share {
-      sums.remove(state.share)
-      sums.add(share)
-      state.share = share
-      changesSinceExactSums += 1
-    }
-    if !state.isChanged {
-      state.isChanged = true
-      changed.append(state)
-    }
-  }
-
-  /// Whether the group's work is over: every member's run ended and none waits to start.
-  private var isOver: Bool {
-    liveCounts.total > 0 && liveCounts.active == 0 && liveCounts.idle == 0
-  }
-
-  /// An update that stands for a runner's state until its first call comes (at once).
-  private var placeholder: ProgressUpdate {
-    ProgressUpdate(reason: .stateChanged, state: .idle, displayedProgress: 0, time: .zero)
   }
 
   // MARK: - Sums
@@ -411,44 +219,19 @@ public final class TaskRunnerGroup {
   /// The overall progress as of the last frame.
   public var summary: Summary {
     access(keyPath: \.summary)
-    return summaryValue
+    return machine.summary
   }
 
   /// The weighted share of the work done, in `0...1`; see ``Summary/fractionCompleted``.
   public var fractionCompleted: Double {
     access(keyPath: \.fractionCompleted)
-    return summaryValue.fractionCompleted
-  }
-
-  /// The weighted mean of the runners' animated progress, in `0...1`: what an overall progress
-  /// view draws.
-  public var displayedProgress: Double {
-    access(keyPath: \.displayedProgress)
-    return summaryValue.displayedProgress
+    return machine.summary.fractionCompleted
   }
 
   /// How many runners are in each phase: `counts.description` is `3 running, 5 finished`.
   public var counts: PhaseCounts {
     access(keyPath: \.counts)
-    return summaryValue.counts
-  }
-
-  /// The group's speed in weighted units per second; see ``Summary/throughput``.
-  public var throughput: Double? {
-    access(keyPath: \.throughput)
-    return summaryValue.throughput
-  }
-
-  /// The time all of the work left takes at ``throughput``; see
-  /// ``Summary/estimatedTimeRemaining``.
-  public var estimatedTimeRemaining: Duration? {
-    access(keyPath: \.estimatedTimeRemaining)
-    return summaryValue.estimatedTimeRemaining
-  }
-
-  /// Whether some runner has a run under way, running or paused.
-  public var isActive: Bool {
-    counts.active > 0
+    return machine.summary.counts
   }
 
   // MARK: - Observing
@@ -464,7 +247,7 @@ public final class TaskRunnerGroup {
   /// - Returns: A token. The calls stop when it is cancelled or released, so keep it.
   public func observe(_ observer: @escaping @MainActor (Summary) -> Void) -> ObservationToken {
     sumUpIfNeeded()
-    return observers.add(initial: summaryValue, observer)
+    return observers.add(initial: machine.summary, observer)
   }
 
   /// Attaches a renderer for as long as the group lives: it gets every member and the summary at
@@ -485,9 +268,8 @@ public final class TaskRunnerGroup {
   public func attach(_ renderer: some GroupRenderer) -> ObservationToken {
     sumUpIfNeeded()
     let initial =
-      members.compactMap { member in
-        states[member.id].map { Event.joined(member, $0.latest) }
-      } + [.frame(summaryValue, time: time.now())]
+      machine.members.elements.map { Event.joined($0.member, $0.latest) }
+      + [.frame(machine.summary, time: time.now())]
     return renderers.add(
       initialEvents: initial, cancelsOnRelease: false, onDetach: { renderer.didDetach() },
       { event in renderer.render(event) })
@@ -500,8 +282,8 @@ public final class TaskRunnerGroup {
   /// The group's ``counts`` and sums say so when this returns.
   public func cancelAll() {
     // The queue first, so that it starts nothing in the place of the runs cancelled.
-    queue?.cancel()
-    for runner in runners {
+    queueUnderWay?.cancel()
+    for runner in members.map(\.runner) {
       runner.cancel()
     }
     sumUpIfNeeded()
@@ -512,8 +294,8 @@ public final class TaskRunnerGroup {
   ///
   /// The group's ``counts`` say so when this returns.
   public func pauseAll() {
-    queue?.pause()
-    for runner in runners {
+    queueUnderWay?.pause()
+    for runner in members.map(\.runner) {
       runner.pause()
     }
     sumUpIfNeeded()
@@ -523,26 +305,19 @@ public final class TaskRunnerGroup {
   ///
   /// The group's ``counts`` say so when this returns.
   public func resumeAll() {
-    for runner in runners {
+    for runner in members.map(\.runner) {
       runner.resume()
     }
-    queue?.resume()
+    queueUnderWay?.resume()
     sumUpIfNeeded()
   }
 
   // MARK: - Frames
 
   private func setNeedsFrame() {
-    isDirty = true
     if !sumUpAtEndOfWakeUp(), let frames {
       time.ticker.setNeedsFrames(frames)
     }
-  }
-
-  /// Whether the group has frames to make: a member changed, a run is under way, or the group
-  /// is settling.
-  private var needsFrames: Bool {
-    isDirty || summaryValue.isActive || settlesAt != nil
   }
 
   /// Sums up at the end of the frame timer's wake-up under way, once, after every runner's frame
@@ -555,13 +330,13 @@ public final class TaskRunnerGroup {
     guard time.ticker.isWaking else { return false }
     isSumScheduled = time.ticker.atEndOfWakeUp { [weak self] tickerTime in
       guard let self else { return }
-      if needsFrames {
+      if machine.needsFrames {
         sumUp(at: time.at(tickerTime))
       }
       // After the sum: a change its observers make is summed up on the next frame.
       isSumScheduled = false
       if let frames {
-        time.ticker.setNeedsFrames(frames, needsFrames)
+        time.ticker.setNeedsFrames(frames, machine.needsFrames)
       }
     }
     return isSumScheduled
@@ -570,78 +345,24 @@ public final class TaskRunnerGroup {
   /// Brings the sums up to date, if a member changed since they were last: before a new
   /// observer or renderer gets them, and after an action whose end the caller reads at once.
   func sumUpIfNeeded() {
-    if isDirty {
+    if machine.isDirty {
       sumUp(at: time.now())
     }
   }
 
-  /// Sums up every member: the sums, Observation, the observers and the renderers.
+  /// Sums up every member, and tells Observation, the observers and the renderers.
   private func sumUp(at now: Duration) {
-    isDirty = false
-    defer { startedSinceFrame = false }
-    let isActive = liveCounts.active > 0
-    // Sums kept by adding and taking away drift by rounding: they are added up afresh once
-    // there were as many changes as members (a cost of one addition per change), and whenever
-    // no run is under way, so that an end reads exactly.
-    if !isActive || changesSinceExactSums > max(states.count, 64) || !sums.total.isFinite {
-      // A loop here, on the main actor, not a closure given to a lazy map: the closure checked
-      // at run time that it was on the main actor, for every member.
-      var exact = GroupSums()
-      for case let state? in slots {
-        exact.add(state.share)
-      }
-      sums = exact
-      changesSinceExactSums = 0
-    }
-    timing.record(advance: takeAdvance(), isActive: isActive, at: now)
-    let estimate = timing.estimate(remaining: sums.left, isActive: isActive, at: now)
-    var new = Summary(
-      fractionCompleted: sums.fractionCompleted, displayedProgress: sums.displayedProgress,
-      completedUnits: sums.completed, totalUnits: sums.total, isTotalKnown: sums.isTotalKnown,
-      counts: liveCounts, throughput: estimate.throughput,
-      estimatedTimeRemaining: estimate.timeRemaining, unit: unit)
-    let old = summaryValue
-    if (old.isActive || startedSinceFrame) && !new.isActive {
-      settlesAt = now + TaskRunnerGroup.settlingInterval
-    } else if new.isActive {
-      settlesAt = nil
-    }
-    new.isSettled = !new.isActive && (settlesAt.map { now >= $0 } ?? true || isOver)
-    if new.isSettled {
-      settlesAt = nil
-    }
-    summaryValue = new
-    if new != old {
+    let action = machine.sumUp(unit: unit, at: now)
+    let new = action.summary
+    if let old = action.changedFrom {
       withMutation(keyPath: \.summary) {}
       notifyChange(of: \.fractionCompleted, showing: \.fractionCompleted, from: old, to: new)
-      notifyChange(of: \.displayedProgress, showing: \.displayedProgress, from: old, to: new)
       notifyChange(of: \.counts, showing: \.counts, from: old, to: new)
-      notifyChange(of: \.throughput, showing: \.throughput, from: old, to: new)
-      notifyChange(
-        of: \.estimatedTimeRemaining, showing: \.estimatedTimeRemaining, from: old, to: new)
       observers.publish(new)
     }
     if !renderers.isEmpty {
       renderers.publish(.frame(new, time: now))
     }
-  }
-
-  /// The work the members that changed since the last frame did since then, weighted.
-  ///
-  /// That is what the speed measures. A runner that joins, goes back (a reset, a new run) or
-  /// leaves adds nothing.
-  private func takeAdvance() -> Double {
-    var advance = 0.0
-    for state in changed where state.isMember {
-      let done = state.share.done
-      if let counted = state.countedFraction, done > counted {
-        advance += (done - counted) * sums.weight(of: state.share)
-      }
-      state.countedFraction = done
-      state.isChanged = false
-    }
-    changed.removeAll(keepingCapacity: true)
-    return advance
   }
 }
 
@@ -651,12 +372,12 @@ extension TaskRunnerGroup: FrameClient {
   /// Sums up at the end of this wake-up, if a member changed or a run is under way or the group
   /// is settling.
   func frame(at tickerTime: Duration) -> Bool {
-    needsFrames && sumUpAtEndOfWakeUp()
+    machine.needsFrames && sumUpAtEndOfWakeUp()
   }
 }
 
 /// How long some run of a group has been running, and how fast the group's work goes.
-private struct GroupTiming {
+struct GroupTiming {
   /// The time during which some run was running.
   private var runningTime = Stopwatch()
   private var estimator: ThroughputEstimator?

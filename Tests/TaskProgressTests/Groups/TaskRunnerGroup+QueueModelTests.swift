@@ -92,7 +92,7 @@ extension TaskRunnerGroupQueueTests {
   /// The phase counts of the group's members as they are now, those waiting included.
   private func expectedCounts(of group: TaskRunnerGroup) -> TaskRunnerGroup.PhaseCounts {
     var counts = TaskRunnerGroup.PhaseCounts()
-    for runner in group.runners {
+    for runner in group.members.map(\.runner) {
       counts[runner.state.phase] += 1
     }
     // Every member is an item of the queue: an idle one waits for it.
@@ -126,17 +126,21 @@ extension TaskRunnerGroupQueueTests {
     group.attach(checker)
     let gates = ItemGates()
     guard
-      let queue = group.startQueue(
+      group.start(
         Array(0..<size), maxConcurrency: limit, onFailure: stopsOnFailure ? .stop : .continue,
         perform: { index, _ in try await gates.perform(index) })
     else {
       Issue.record("seed \(seed): the queue did not start")
       return
     }
+    guard let queue = group.queue(of: Int.self) else {
+      Issue.record("seed \(seed): the group has no queue")
+      return
+    }
     /// Whether the test ended each item, and whether as a failure.
     var endings: [Int: Bool] = [:]
     var steps = 0
-    while queue.isActive, steps < 5_000, !Task.isCancelled {
+    while !queue.isOver, steps < 5_000, !Task.isCancelled {
       steps += 1
       let underWay = checker.itemsUnderWay
       switch random.next(below: 100) {
@@ -190,7 +194,7 @@ extension TaskRunnerGroupQueueTests {
       return
     }
     #expect(checker.violations.isEmpty, "seed \(seed): \(checker.violations)")
-    #expect(!queue.isActive, "seed \(seed): still under way after \(steps) steps")
+    #expect(queue.isOver, "seed \(seed): still under way after \(steps) steps")
     let outcomes = await withDeadline(waitingFor: "seed \(seed): the queue's outcomes") {
       await queue.wait()
     }

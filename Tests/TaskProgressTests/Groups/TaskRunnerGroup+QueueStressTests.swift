@@ -163,7 +163,7 @@ private final class QueueLog: GroupRenderer {
 
   func cancelAll(_ group: TaskRunnerGroup, queue: TaskRunnerGroup.Queue<Int>) {
     cancelledAt = work.nextMoment()
-    cancelledUnderWay = queue.isActive
+    cancelledUnderWay = !queue.isOver
     group.cancelAll()
   }
 }
@@ -193,10 +193,11 @@ struct TaskRunnerGroupQueueStressTests {
     let log = QueueLog(work: work)
     let token = group.attach(log)
     defer { token.cancel() }
-    let queue = try #require(
-      group.startQueue(Array(0..<Self.itemCount), maxConcurrency: Self.limit) { index, reporter in
+    #expect(
+      group.start(Array(0..<Self.itemCount), maxConcurrency: Self.limit) { index, reporter in
         try await work.perform(index, reporter: reporter)
       })
+    let queue = try #require(group.queue(of: Int.self))
 
     let controller = Task.detached {
       await Self.pauseResumeAndCancel(group, queue: queue, log: log, work: work, seed: seed)

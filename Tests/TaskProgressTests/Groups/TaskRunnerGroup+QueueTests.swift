@@ -62,11 +62,12 @@ struct TaskRunnerGroupQueueTests {
     onFailure: TaskRunnerGroup.FailurePolicy = .continue
   ) -> TaskRunnerGroup.Queue<Int>? {
     let gates = self.gates
-    return group.startQueue(
+    let started = group.start(
       Array(0..<count), maxConcurrency: maxConcurrency, onFailure: onFailure
     ) { index, _ in
       try await gates.perform(index)
     }
+    return started ? group.queue(of: Int.self) : nil
   }
 
   /// Ends item `index` of `queue` and waits until the queue heard of it.
@@ -125,7 +126,7 @@ struct TaskRunnerGroupQueueTests {
     }
     #expect(group.counts.description == "8 finished")
     #expect(group.summary.isSettled)
-    #expect(!queue.isActive)
+    #expect(queue.isOver)
     #expect((0..<8).allSatisfy { gates.starts($0) == 1 })
   }
 
@@ -189,7 +190,7 @@ struct TaskRunnerGroupQueueTests {
     // A weight that is not one is left to the group's weighting: the total the run reported.
     #expect(group.members.map(\.weight) == [300, 100, nil])
     #expect(group.summary.totalUnits == 401)
-    #expect(group.runners.allSatisfy { $0.unit == .bytes })
+    #expect(group.members.map(\.runner).allSatisfy { $0.unit == .bytes })
   }
 
   /// Without weights, an item weighs 1 in a group of items, so that the total is known at once,
@@ -198,10 +199,11 @@ struct TaskRunnerGroupQueueTests {
   func theDefaultWeightFollowsTheGroupsUnit(countsBytes: Bool) async throws {
     let group = TaskRunnerGroup(unit: countsBytes ? .bytes : .items, clock: clock)
     let sizes = [300, 100]
-    let queue = try #require(
-      group.startQueue(sizes, maxConcurrency: 1) { size, reporter in
+    #expect(
+      group.start(sizes, maxConcurrency: 1) { size, reporter in
         reporter.report(completed: size, of: size)
       })
+    let queue = try #require(group.queue(of: Int.self))
     #expect(group.summary.isTotalKnown == !countsBytes)
     #expect(group.members.map(\.weight) == (countsBytes ? [nil, nil] : [1, 1]))
     #expect(await queue.wait() == [.finished, .finished])
@@ -214,7 +216,8 @@ struct TaskRunnerGroupQueueTests {
     let group = TaskRunnerGroup(clock: clock)
     #expect(await group.run([Int](), maxConcurrency: 4) { _, _ in } == [])
     #expect(group.start([Int](), maxConcurrency: 4) { _, _ in })
-    #expect(group.queue == nil)
+    #expect(group.queueUnderWay == nil)
+    #expect(group.queue(of: Int.self)?.isOver == true)
     #expect(group.members.isEmpty)
   }
 
@@ -226,7 +229,7 @@ struct TaskRunnerGroupQueueTests {
     #expect(await group.run([1, 2], maxConcurrency: 2) { _, _ in } == [.cancelled, .cancelled])
     #expect(group.members.count == 3)
     group.cancelAll()
-    #expect(!queue.isActive)
+    #expect(queue.isOver)
     // Once it ended, another starts.
     #expect(await group.run([7], maxConcurrency: 1) { _, _ in } == [.finished])
     #expect(!called.withLock { $0 })
@@ -264,7 +267,7 @@ struct TaskRunnerGroupQueueTests {
     let states = await withDeadline(waitingFor: "the queue's outcomes") { await outcomes.value }
     #expect(states == Array(repeating: .cancelled, count: 10))
     #expect((2..<10).allSatisfy { gates.starts($0) == 0 })
-    #expect(!queue.append(10))
+    #expect(!queue.append(contentsOf: [10]))
     #expect(queue.count == 10)
     #expect(queue.isCancelled)
     #expect(queue.failures.isEmpty)
@@ -275,7 +278,7 @@ struct TaskRunnerGroupQueueTests {
     group.attach(ActOnFirstStart { [weak group] in group?.cancelAll() })
     let queue = try #require(startQueue(4, maxConcurrency: 3, in: group))
     #expect(phases(queue) == Array(repeating: .cancelled, count: 4))
-    #expect(!queue.isActive)
+    #expect(queue.isOver)
     #expect(queue.startedCount == 1)
     #expect(await queue.wait() == Array(repeating: .cancelled, count: 4))
     #expect((1..<4).allSatisfy { gates.starts($0) == 0 })
@@ -299,11 +302,12 @@ struct TaskRunnerGroupQueueTests {
         try await gates.perform(index)
       }
     }
-    await waitUntil("two items to run") { group.runners.count { $0.isRunning } == 2 }
+    await waitUntil("two items to run") { group.members.map(\.runner).count { $0.isRunning } == 2 }
     run.cancel()
     let outcomes = await withDeadline(waitingFor: "run to return") { await run.value }
     #expect(outcomes == Array(repeating: .cancelled, count: 6))
-    #expect(group.runners.map(\.state.phase) == Array(repeating: .cancelled, count: 6))
+    #expect(
+      group.members.map(\.runner).map(\.state.phase) == Array(repeating: .cancelled, count: 6))
     #expect(group.counts.description == "6 cancelled")
   }
 
@@ -361,14 +365,15 @@ struct TaskRunnerGroupQueueTests {
   @Test func aRetryWaitsItsDelayAndShowsItsCountOnTheMember() async throws {
     let group = TaskRunnerGroup(clock: clock)
     let attempts = Locked(0)
-    let queue = try #require(
-      group.startQueue([1], maxConcurrency: 1, retries: 3, retryDelay: .seconds(2)) { _, _ in
+    #expect(
+      group.start([1], maxConcurrency: 1, retries: 3, retryDelay: .seconds(2)) { _, _ in
         let attempt = attempts.withLock { attempts in
           attempts += 1
           return attempts
         }
         if attempt < 3 { throw TestError(message: "attempt \(attempt)") }
       })
+    let queue = try #require(group.queue(of: Int.self))
     let runner = queue.runners[0]
     // The run's frame timer and the retry's sleep: the clock moves once the sleep's deadline
     // is set.
@@ -397,11 +402,12 @@ struct TaskRunnerGroupQueueTests {
   @Test func anItemFailsOnceItsRetriesAreSpent() async throws {
     let group = TaskRunnerGroup(clock: clock)
     let attempts = Locked(0)
-    let queue = try #require(
-      group.startQueue([1], maxConcurrency: 1, retries: 2, retryDelay: .zero) { _, _ in
+    #expect(
+      group.start([1], maxConcurrency: 1, retries: 2, retryDelay: .zero) { _, _ in
         attempts.withLock { $0 += 1 }
         throw TestError()
       })
+    let queue = try #require(group.queue(of: Int.self))
     #expect(await queue.wait() == [.failed(TestError())])
     #expect(attempts.withLock { $0 } == 3)
     #expect(queue.runners[0].state == .failed(TestError()))
@@ -424,7 +430,7 @@ struct TaskRunnerGroupQueueTests {
     let group = TaskRunnerGroup(clock: clock)
     let queue = try #require(startQueue(1, maxConcurrency: 2, in: group))
     let gates = self.gates
-    #expect(queue.append(1))
+    #expect(queue.append(contentsOf: [1]))
     #expect(queue.append(contentsOf: [2, 3]))
     #expect(queue.count == 4)
     #expect(group.counts.description == "2 running, 2 waiting")
@@ -433,7 +439,7 @@ struct TaskRunnerGroupQueueTests {
       await end(index, of: queue)
     }
     #expect(await queue.wait() == Array(repeating: .finished, count: 4))
-    #expect(!queue.append(4))
+    #expect(!queue.append(contentsOf: [4]))
     #expect(group.members.count == 4)
     _ = gates
   }
@@ -459,9 +465,9 @@ struct TaskRunnerGroupQueueTests {
     let queue = try #require(startQueue(2, maxConcurrency: 1, in: group))
     group.pauseAll()
     await end(0, of: queue)
-    #expect(queue.isActive)
+    #expect(!queue.isOver)
     #expect(queue.remove(at: 1))
-    #expect(!queue.isActive)
+    #expect(queue.isOver)
     #expect(await queue.wait() == [.finished, .cancelled])
   }
 }
