@@ -76,7 +76,7 @@ extension ProgressNode {
 
   /// A node being read, on the stack that stands for a recursion over the subtree: a tree of
   /// any depth is read without growing the call stack.
-  private struct Reading {
+  private struct NodeVisit {
     let node: ProgressNode
     let attempts: Int
     /// Whether the node is read anyway, racing writers, once a consistent reading fails.
@@ -291,7 +291,7 @@ extension ProgressNode {
   private static func read(
     _ root: ProgressNode, attempts: Int, anyway: Bool, keepingReadings: Bool = false
   ) -> RunProgress? {
-    var first = Reading(
+    var first = NodeVisit(
       root, attempts: attempts, mayReadAnyway: anyway, keepsReadings: keepingReadings)
     // Most roots have no children: their reading needs no stack, which would cost an
     // allocation on every frame. A root found with children goes on below, where it stands.
@@ -344,7 +344,7 @@ extension ProgressNode {
       }
       if let child = stack[top].nextChild() {
         stack.append(
-          Reading(
+          NodeVisit(
             child, mayReadAnyway: stack[top].isAnyway,
             keepsReadings: stack[top].keepsReadings && !stack[top].isAnyway))
         continue
