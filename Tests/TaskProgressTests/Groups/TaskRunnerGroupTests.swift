@@ -10,6 +10,10 @@ private final class EventLog: GroupRenderer {
   var events: [TaskRunnerGroup.Event] = []
   var detachCount = 0
   let labels: [ObjectIdentifier: String]
+  /// Whether each event was a member's first update, its joining, as it came.
+  private var joins: [Bool] = []
+  /// The members heard of and not heard to leave.
+  private var members: Set<ObjectIdentifier> = []
 
   init(labels: [ObjectIdentifier: String] = [:]) {
     self.labels = labels
@@ -17,6 +21,13 @@ private final class EventLog: GroupRenderer {
 
   func render(_ event: TaskRunnerGroup.Event) {
     events.append(event)
+    switch event {
+    case .updated(let member, _): joins.append(members.insert(member.id).inserted)
+    case .left(let id):
+      members.remove(id)
+      joins.append(false)
+    case .frame: joins.append(false)
+    }
   }
 
   func didDetach() {
@@ -25,13 +36,14 @@ private final class EventLog: GroupRenderer {
 
   /// `joined a idle`, `a running(0.3)`, `left a`, `frame 0.3 [1 running]`.
   var lines: [String] {
-    events.map { event in
+    zip(events, joins).map { event, joins in
       switch event {
-      case .joined(let member, let update): "joined \(member.label) \(update.state)"
-      case .updated(let id, let update):
-        "\(labels[id] ?? "?")\(update.reason == .frame ? " frame" : "") \(update.state)"
+      case .updated(let member, let update) where joins:
+        "joined \(member.label) \(update.state)"
+      case .updated(let member, let update):
+        "\(labels[member.id] ?? "?")\(update.reason == .frame ? " frame" : "") \(update.state)"
       case .left(let id): "left \(labels[id] ?? "?")"
-      case .frame(let summary, _): "frame \(summary.fractionCompleted) [\(summary.counts)]"
+      case .frame(let summary, _, _): "frame \(summary.fractionCompleted) [\(summary.counts)]"
       }
     }
   }
@@ -42,6 +54,7 @@ private final class EventLog: GroupRenderer {
 
   func clear() {
     events = []
+    joins = []
   }
 }
 
@@ -58,8 +71,8 @@ private final class RemoveOnEnd: GroupRenderer {
   }
 
   func render(_ event: TaskRunnerGroup.Event) {
-    guard case .updated(let id, let update) = event, update.reason == .stateChanged,
-      update.state.phase.isTerminal, let runner = runners[id]
+    guard case .updated(let member, let update) = event, update.reason == .stateChanged,
+      update.state.phase.isTerminal, let runner = runners[member.id]
     else { return }
     if group.remove(runner) {
       removals += 1
@@ -272,7 +285,7 @@ struct TaskRunnerGroupTests {
       clock.advance(by: frame)
       #expect(log.frameCount == 1)
       // The pass comes last: every member's update of this wake-up is before it.
-      guard case .frame(let summary, _) = log.events.last else {
+      guard case .frame(let summary, _, _) = log.events.last else {
         Issue.record("the wake-up did not end with the group's pass")
         return
       }
@@ -314,7 +327,7 @@ struct TaskRunnerGroupTests {
       clock.advance(by: frame)
     }
     let passes = log.events.compactMap { event in
-      if case .frame(let summary, let time) = event { (summary, time) } else { nil }
+      if case .frame(let summary, _, let time) = event { (summary, time) } else { nil }
     }
     // Unsettled for the settling interval after the end, then settled once, then nothing.
     #expect(passes.dropLast().allSatisfy { !$0.0.isSettled })
