@@ -26,10 +26,6 @@ public final class TerminalGroupRenderer: GroupRenderer {
     case clear
   }
 
-  /// The longest the live area waits between two redraws: 20 per second, as a
-  /// ``TerminalRenderer``.
-  public static let redrawInterval: Duration = TerminalDrawer.redrawInterval
-
   /// The text before the summary line, or `nil` for no summary line.
   public let summaryLabel: String?
   /// The unit counts and rates are shown in, or `nil` for each runner's own

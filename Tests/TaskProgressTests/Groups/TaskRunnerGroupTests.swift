@@ -80,6 +80,22 @@ private final class RemoveOnEnd: GroupRenderer {
   }
 }
 
+/// A group renderer that keeps what each frame lists: the members' labels in order, with their
+/// phases and whether they changed since the frame before.
+@MainActor
+private final class FrameLog: GroupRenderer {
+  /// `a running*` for each member of each frame, `*` when it changed since the frame before.
+  var frames: [[String]] = []
+
+  func render(_ event: TaskRunnerGroup.Event) {
+    guard case .frame(_, let members, _) = event else { return }
+    frames.append(
+      members.map { member, latest, isChanged in
+        "\(member.label) \(latest.state.phase)\(isChanged ? "*" : "")"
+      })
+  }
+}
+
 @MainActor
 @Suite("Task runner group", .timeLimit(TestScale.timeLimit(minutes: 1)))
 struct TaskRunnerGroupTests {
@@ -392,6 +408,78 @@ struct TaskRunnerGroupTests {
   }
 
   // MARK: - Members
+
+  @Test("A renderer attached mid-run finds every member in its first frame, in join order")
+  func attachedMidRunSeesEveryMember() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let runners = (0..<4).map { _ in makeRunner() }
+    for (index, runner) in runners.enumerated() {
+      group.add(runner, label: "r\(index)")
+    }
+    // Runs begin out of join order, and one ends, before the renderer comes.
+    let third = await HeldRun.start(on: runners[2])
+    _ = await runners[3].run { _ in }
+    let first = await HeldRun.start(on: runners[0])
+    clock.advance(by: frame)
+    let log = FrameLog()
+    group.attach(log)
+    // The group's last frame, at once: every member changed since the frame before, the
+    // group's first.
+    #expect(log.frames == [["r0 running*", "r1 idle*", "r2 running*", "r3 finished*"]])
+    // The next frame marks what changed since: the runs under way, which have frames.
+    first.reporter.report(completed: 1, of: 2)
+    clock.advance(by: frame)
+    #expect(log.frames.last == ["r0 running*", "r1 idle", "r2 running*", "r3 finished"])
+    third.proceed.open()
+    first.proceed.open()
+  }
+
+  @Test("A member that left is absent from the next frame; the others keep their order")
+  func leftMembersAreAbsentFromTheNextFrame() async {
+    let group = TaskRunnerGroup(weighting: .equal, clock: clock)
+    let runners = (0..<3).map { _ in makeRunner() }
+    for (index, runner) in runners.enumerated() {
+      group.add(runner, label: "r\(index)")
+    }
+    let log = FrameLog()
+    group.attach(log)
+    let run = await HeldRun.start(on: runners[1])
+    clock.advance(by: frame)
+    #expect(log.frames.last == ["r0 idle", "r1 running*", "r2 idle"])
+    group.remove(runners[1])
+    group.remove(runners[0])
+    clock.advance(by: frame)
+    #expect(log.frames.last == ["r2 idle"])
+    run.proceed.open()
+  }
+
+  @Test("Frames list the members in join order as members end and leave and holes close")
+  func framesKeepJoinOrderAsHolesClose() async {
+    // 40 members; each round, every other one left runs to its end, the later-joined first,
+    // and removeEnded() takes them away: the holes pass half of the slots and close.
+    let group = TaskRunnerGroup(weighting: .equal, clock: clock)
+    let runners = (0..<40).map { _ in makeRunner() }
+    for (index, runner) in runners.enumerated() {
+      group.add(runner, label: "r\(index)")
+    }
+    let log = FrameLog()
+    group.attach(log)
+    var remaining = Array(0..<40)
+    while remaining.count > 2 {
+      let ending = remaining.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+      for index in ending.reversed() {
+        _ = await runners[index].run { _ in }
+      }
+      clock.advance(by: frame)
+      #expect(
+        log.frames.last == remaining.map { "r\($0) \(ending.contains($0) ? "finished*" : "idle")" })
+      group.removeEnded()
+      remaining.removeAll { ending.contains($0) }
+      clock.advance(by: frame)
+      #expect(log.frames.last == remaining.map { "r\($0) idle" })
+      #expect(group.members.map(\.label) == remaining.map { "r\($0)" })
+    }
+  }
 
   @Test("Runners join and leave at any time; renderers hear of it in order")
   func joinAndLeave() async {
