@@ -6,10 +6,17 @@ extension TaskRunnerGroup {
   /// of its own:
   ///
   /// ```swift
-  /// case .frame(let summary, let members, let time):
-  ///   for (member, latest, isChanged) in members where isChanged {
-  ///     draw(member.label, latest.state, at: time)
+  /// @MainActor
+  /// final class PhaseByLabel: GroupRenderer {
+  ///   private(set) var phases: [String: RunPhase] = [:]
+  ///
+  ///   func render(_ event: TaskRunnerGroup.Event) {
+  ///     guard case .frame(_, let members, _) = event else { return }
+  ///     for (member, latest, isChanged) in members where isChanged {
+  ///       phases[member.label] = latest.state.phase
+  ///     }
   ///   }
+  /// }
   /// ```
   ///
   /// Making one costs nothing: it shares the group's own storage until the group next changes.
