@@ -174,6 +174,14 @@ struct GroupStateMachine {
   )
     -> UpdateAction?
   {
+    take(update, of: id, at: now)?.action
+  }
+
+  /// A member's runner delivered `update`, as ``update(_:_:at:)`` takes it; returns the
+  /// member too, for the renderers, found by the one lookup the update costs.
+  mutating func take(
+    _ update: ProgressUpdate, of id: Member.ID, at now: Duration
+  ) -> (action: UpdateAction, member: Member)? {
     guard var entry = members[id] else { return nil }
     let old = entry.latest.state.phase
     let new = update.state.phase
@@ -200,11 +208,12 @@ struct GroupStateMachine {
     count(from: joins ? nil : old, to: new, at: now)
     isDirty = true
     if joins {
-      return UpdateAction(publishes: .joined, sumsUpNow: false)
+      return (UpdateAction(publishes: .joined, sumsUpNow: false), entry.member)
     }
-    return UpdateAction(
+    let action = UpdateAction(
       publishes: .updated,
       sumsUpNow: update.reason == .stateChanged && isOver && summary.counts != liveCounts)
+    return (action, entry.member)
   }
 
   /// What the group does when a member leaves.
@@ -234,12 +243,6 @@ struct GroupStateMachine {
     let candidates = ended.compactMap { id in members.slot(of: id).map { (id, $0) } }
     ended = []
     return candidates.sorted { $0.1 < $1.1 }.compactMap { members[$0.0]?.member }
-  }
-
-  /// The member `id`, if it is one.
-  func member(_ id: Member.ID) -> Member? {
-    // Read in place: a whole entry copied out is hundreds of bytes, on every update.
-    members.slot(of: id).flatMap { members.slots[$0]?.member }
   }
 
   /// The members as of now, in the order they joined: what a frame hands the renderers.

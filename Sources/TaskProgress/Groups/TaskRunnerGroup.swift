@@ -195,10 +195,10 @@ public final class TaskRunnerGroup {
 
   /// Takes in a member's update, and carries out what the machine says.
   private func memberUpdated(_ id: Member.ID, _ update: ProgressUpdate) {
-    guard let action = machine.update(id, update, at: time.now()) else { return }
+    guard let (action, member) = machine.take(update, of: id, at: time.now()) else { return }
     // A member's first update, the state it joined in, goes out as any other: renderers keep
     // what they draw of a member by its ID, and the frames list the members.
-    if action.publishes != nil, !renderers.isEmpty, let member = machine.member(id) {
+    if action.publishes != nil, !renderers.isEmpty {
       renderers.publish(.updated(member, update))
     }
     setNeedsFrame()
