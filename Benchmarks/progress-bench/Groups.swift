@@ -174,16 +174,16 @@ final class PassProbe: GroupRenderer {
   /// Counts the event, and notes the time of the ones that bound a pass.
   func render(_ event: TaskRunnerGroup.Event) {
     switch event {
-    case .updated(let id, _):
+    case .updated(let member, _):
       updates += 1
-      if id == lastRunner {
+      if member.id == lastRunner {
         lastRunnerAt = nowNanoseconds()
       }
-    case .frame(let summary, _):
+    case .frame(let summary, _, _):
       passEndedAt = nowNanoseconds()
       passes += 1
       self.summary = summary
-    case .joined, .left:
+    case .left:
       break
     }
   }

@@ -11,7 +11,7 @@ struct GroupStateMachine {
   typealias PhaseCounts = TaskRunnerGroup.PhaseCounts
 
   /// What the machine keeps of a member between frames.
-  struct Entry: Identifiable {
+  struct Entry: Identifiable, Sendable {
     let member: Member
     /// The follow registration, which the group cancels when the member leaves.
     var token: ObservationToken?
@@ -36,6 +36,9 @@ struct GroupStateMachine {
     var share = TaskRunnerGroup.Share()
     /// Whether it changed since the last sum, so that the sum counts its advance.
     var isChanged = false
+    /// The number of sums made before it last joined or changed: it changed since the last
+    /// frame when that is the number of sums before the last one.
+    var changedBeforeSum = 0
 
     var id: Member.ID { member.id }
 
@@ -98,8 +101,12 @@ struct GroupStateMachine {
 
   /// How much each runner counts.
   let weighting: TaskRunnerGroup.Weighting
-  /// The members in the order they joined.
+  /// The members in the order they joined, those with a run under way marked.
   private(set) var members = SlotList<Entry>()
+  /// The number of sums made: the frames of the group.
+  private(set) var sumCount = 0
+  /// The number of times a runner joined or left.
+  private(set) var membership = 0
   /// The summary of the last sum.
   private(set) var summary = Summary.empty
   /// The members in each phase, as their updates arrive, ahead of the next sum.
@@ -146,7 +153,9 @@ struct GroupStateMachine {
   mutating func join(_ member: Member, waiting: Bool) -> Bool {
     var entry = Entry(member: member, joinsWaiting: waiting)
     entry.share = entry.share(weighting: weighting)
+    entry.changedBeforeSum = sumCount
     guard members.append(entry) else { return false }
+    membership += 1
     sums.add(entry.share)
     isDirty = true
     return true
@@ -165,6 +174,14 @@ struct GroupStateMachine {
   )
     -> UpdateAction?
   {
+    take(update, of: id, at: now)?.action
+  }
+
+  /// A member's runner delivered `update`, as ``update(_:_:at:)`` takes it; returns the
+  /// member too, for the renderers, found by the one lookup the update costs.
+  mutating func take(
+    _ update: ProgressUpdate, of id: Member.ID, at now: Duration
+  ) -> (action: UpdateAction, member: Member)? {
     guard var entry = members[id] else { return nil }
     let old = entry.latest.state.phase
     let new = update.state.phase
@@ -183,15 +200,20 @@ struct GroupStateMachine {
     if new.isTerminal && (joins || !old.isTerminal) {
       ended.append(id)
     }
+    entry.changedBeforeSum = sumCount
     members[id] = entry
+    if joins || old.isActive != new.isActive {
+      members.setMarked(id, new.isActive)
+    }
     count(from: joins ? nil : old, to: new, at: now)
     isDirty = true
     if joins {
-      return UpdateAction(publishes: .joined, sumsUpNow: false)
+      return (UpdateAction(publishes: .joined, sumsUpNow: false), entry.member)
     }
-    return UpdateAction(
+    let action = UpdateAction(
       publishes: .updated,
       sumsUpNow: update.reason == .stateChanged && isOver && summary.counts != liveCounts)
+    return (action, entry.member)
   }
 
   /// What the group does when a member leaves.
@@ -205,6 +227,7 @@ struct GroupStateMachine {
   /// - Returns: `nil` when `id` is no member.
   mutating func leave(_ id: Member.ID, at now: Duration) -> LeaveAction? {
     guard var entry = members.remove(id) else { return nil }
+    membership += 1
     stopWaiting(&entry)
     if entry.hasJoined {
       count(from: entry.latest.state.phase, to: nil, at: now)
@@ -222,6 +245,11 @@ struct GroupStateMachine {
     return candidates.sorted { $0.1 < $1.1 }.compactMap { members[$0.0]?.member }
   }
 
+  /// The members as of now, in the order they joined: what a frame hands the renderers.
+  var snapshot: TaskRunnerGroup.Members {
+    TaskRunnerGroup.Members(entries: members, sumCount: sumCount, membership: membership)
+  }
+
   /// Something other than a member changed what the summary says, such as the group's unit.
   mutating func setNeedsSum() {
     isDirty = true
@@ -234,6 +262,7 @@ struct GroupStateMachine {
   /// no run is under way, so that an end reads exactly.
   mutating func sumUp(unit: ProgressUnit, at now: Duration) -> SumAction {
     isDirty = false
+    sumCount += 1
     defer { startedSinceSum = false }
     let isActive = liveCounts.active > 0
     if !isActive || changesSinceExactSums > max(members.count, 64) || !sums.total.isFinite {

@@ -178,22 +178,24 @@ extension TaskRunnerGroup {
 
   /// One delivery from a group to a ``GroupRenderer``.
   ///
-  /// A renderer first gets a `.joined` for every member and a `.frame`; then, in order, every
-  /// update each member's own renderers get, a `.joined` or `.left` as runners come and go, and
-  /// a `.frame` at the end of each of the group's frames, after the updates that frame read.
-  /// Frames come while a run is under way, and until the
-  /// group settles (``Summary/isSettled``) after its last run ends: a renderer closes its drawing
-  /// then, not when a queue is between two runs.
+  /// A renderer first gets an `.updated` for every member, in the order they joined, and a
+  /// `.frame`; then, in order, every update each member's own renderers get, the first one
+  /// for a runner that joins, a `.left` for a runner that leaves, and a `.frame` at the end of
+  /// each of the group's frames, after the updates that frame read. Each frame carries the
+  /// members as of that moment, in the order they joined (``Members``), so that a renderer
+  /// keeps no list of them: only what it draws of each, by ``Member/id``. Frames come while a
+  /// run is under way, and until the group settles (``Summary/isSettled``) after its last run
+  /// ends: a renderer closes its drawing then, not when a queue is between two runs.
   public enum Event: Sendable {
-    /// A runner joined the group, in the state of the update.
-    case joined(Member, ProgressUpdate)
-    /// A member's update: a state change, or a frame of its own.
-    case updated(Member.ID, ProgressUpdate)
-    /// A runner left the group, or the group went away.
+    /// A member's update: a state change, or a frame of its own. A runner's first is the state
+    /// it joined in.
+    case updated(Member, ProgressUpdate)
+    /// A runner left the group.
     case left(Member.ID)
-    /// The end of a frame of the group: the overall progress, and the moment to draw. The
-    /// duration is the time on the group's clock since the group was created.
-    case frame(Summary, time: Duration)
+    /// The end of a frame of the group: the overall progress, the members in the order they
+    /// joined, and the moment to draw. The duration is the time on the group's clock since the
+    /// group was created.
+    case frame(Summary, members: Members, time: Duration)
   }
 }
 
@@ -201,7 +203,8 @@ extension TaskRunnerGroup {
 ///
 /// Attach it with ``TaskRunnerGroup/attach(_:)``. It receives, on the main actor and in order,
 /// every event of the group (see ``TaskRunnerGroup/Event``), starting with the members and the
-/// overall progress at once, and draws on `.frame`, which comes once per frame at most.
+/// overall progress at once, and draws on `.frame`, which comes once per frame at most and
+/// carries the members in the order they joined.
 @MainActor
 public protocol GroupRenderer {
   /// Handles one event of the group.

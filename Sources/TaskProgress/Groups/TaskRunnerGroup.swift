@@ -195,18 +195,11 @@ public final class TaskRunnerGroup {
 
   /// Takes in a member's update, and carries out what the machine says.
   private func memberUpdated(_ id: Member.ID, _ update: ProgressUpdate) {
-    guard let action = machine.update(id, update, at: time.now()) else { return }
-    switch action.publishes {
-    case .joined:
-      if let member = machine.members[id]?.member {
-        renderers.publish(.joined(member, update))
-      }
-    case .updated:
-      if !renderers.isEmpty {
-        renderers.publish(.updated(id, update))
-      }
-    case nil:
-      break
+    guard let (action, member) = machine.take(update, of: id, at: time.now()) else { return }
+    // A member's first update, the state it joined in, goes out as any other: renderers keep
+    // what they draw of a member by its ID, and the frames list the members.
+    if action.publishes != nil, !renderers.isEmpty {
+      renderers.publish(.updated(member, update))
     }
     setNeedsFrame()
     if action.sumsUpNow {
@@ -250,8 +243,8 @@ public final class TaskRunnerGroup {
     return observers.add(initial: machine.summary, observer)
   }
 
-  /// Attaches a renderer for as long as the group lives: it gets every member and the summary at
-  /// once, then every event of the group (see ``Event``).
+  /// Attaches a renderer for as long as the group lives: it gets every member's latest update
+  /// and a frame at once, then every event of the group (see ``Event``).
   ///
   /// ```swift
   /// let group = TaskRunnerGroup()
@@ -268,8 +261,8 @@ public final class TaskRunnerGroup {
   public func attach(_ renderer: some GroupRenderer) -> ObservationToken {
     sumUpIfNeeded()
     let initial =
-      machine.members.elements.map { Event.joined($0.member, $0.latest) }
-      + [.frame(machine.summary, time: time.now())]
+      machine.members.elements.map { Event.updated($0.member, $0.latest) }
+      + [.frame(machine.summary, members: machine.snapshot, time: time.now())]
     return renderers.add(
       initialEvents: initial, cancelsOnRelease: false, onDetach: { renderer.didDetach() },
       { event in renderer.render(event) })
@@ -361,7 +354,7 @@ public final class TaskRunnerGroup {
       observers.publish(new)
     }
     if !renderers.isEmpty {
-      renderers.publish(.frame(new, time: now))
+      renderers.publish(.frame(new, members: machine.snapshot, time: now))
     }
   }
 }

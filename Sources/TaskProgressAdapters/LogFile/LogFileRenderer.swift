@@ -43,8 +43,8 @@ public final class LogFileRenderer: ProgressRenderer {
   private let wallClock: @Sendable () -> Duration
   /// What is logged of the runner this renderer is attached to.
   private var run: RunLog
-  /// What is logged of each member of the group this renderer is attached to.
-  private var members: [TaskRunnerGroup.Member.ID: RunLog] = [:]
+  /// What is logged of each member of the group this renderer is attached to, by member.
+  private var members = SlotList<RunLog>()
 
   /// Progress moves a line is written for: 1% (in counts, 1/100 of the total).
   nonisolated static let fractionStep = 0.01
@@ -77,7 +77,7 @@ public final class LogFileRenderer: ProgressRenderer {
     self.path = path
     self.label = label
     self.wallClock = wallClock
-    self.run = RunLog(label: label, member: nil)
+    self.run = RunLog(label: label, member: nil, id: nil)
     self.file = OpenFile(
       descriptor: try LogFileRenderer.openForAppending(path), syncFile: syncFile)
   }
@@ -135,7 +135,13 @@ public final class LogFileRenderer: ProgressRenderer {
 
   /// Appends the line `update` calls for in the log of one run, its runner's or a member's.
   private func log(_ update: ProgressUpdate, in log: inout RunLog) {
-    guard let line = log.line(for: update, at: wallClock) else { return }
+    if let line = log.line(for: update, at: wallClock) {
+      append(line)
+    }
+  }
+
+  /// Appends `line`, and puts the file on storage at the end of a run.
+  private func append(_ line: LogLine) {
     append(line.encoded())
     if line.phase.isTerminal {
       syncInBackground()
@@ -222,16 +228,15 @@ extension LogFileRenderer: GroupRenderer {
   /// ```
   public func render(_ event: TaskRunnerGroup.Event) {
     switch event {
-    case .joined(let member, let update):
-      var memberLog = RunLog(label: label, member: member.label)
-      log(update, in: &memberLog)
-      members[member.id] = memberLog
-    case .updated(let id, let update):
-      guard var memberLog = members.removeValue(forKey: id) else { return }
-      log(update, in: &memberLog)
-      members[id] = memberLog
+    case .updated(let member, let update):
+      if !members.contains(member.id) {
+        members.append(RunLog(label: label, member: member.label, id: member.id))
+      }
+      if let line = members[member.id]?.line(for: update, at: wallClock) {  // in place
+        append(line)
+      }
     case .left(let id):
-      members[id] = nil
+      members.remove(id)
     case .frame:
       break
     }

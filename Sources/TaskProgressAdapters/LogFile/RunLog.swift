@@ -1,20 +1,23 @@
 import TaskProgress
 
 /// What the log keeps of one run, a runner's or a group member's, between its lines.
-struct RunLog {
+struct RunLog: Identifiable {
   /// The label written in every line; empty for none.
   let label: String
   /// The group member's label, for a member's runs.
   let member: String?
+  /// The group member's identity, for a member's runs.
+  let id: TaskRunnerGroup.Member.ID?
   private var runStart: Duration?
   /// The last line written: when, in which phase, and with what progress.
   private var lastLine: (time: Duration, phase: RunPhase, progress: RunProgress?)?
   /// The last progress of the current run, logged or not: where a run that ends got to.
   private var lastProgress: RunProgress?
 
-  init(label: String, member: String?) {
+  init(label: String, member: String?, id: TaskRunnerGroup.Member.ID?) {
     self.label = label
     self.member = member
+    self.id = id
   }
 
   /// The line `update` calls for, if any: a state change worth a line, the run's start and end

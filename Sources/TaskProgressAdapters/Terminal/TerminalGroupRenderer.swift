@@ -26,10 +26,6 @@ public final class TerminalGroupRenderer: GroupRenderer {
     case clear
   }
 
-  /// The longest the live area waits between two redraws: 20 per second, as a
-  /// ``TerminalRenderer``.
-  public static let redrawInterval: Duration = TerminalDrawer.redrawInterval
-
   /// The text before the summary line, or `nil` for no summary line.
   public let summaryLabel: String?
   /// The unit counts and rates are shown in, or `nil` for each runner's own
@@ -42,8 +38,17 @@ public final class TerminalGroupRenderer: GroupRenderer {
   private let drawer: TerminalDrawer
   private let plain: PlainWriter
 
-  /// The members, in the order they joined, and those with a bar.
-  private var members = GroupMembers()
+  /// The bar of each member with a run under way, in the order the members joined as of the
+  /// last frame; a run that began since then comes last until the next frame.
+  private var bars = SlotList<Bar>()
+  /// Whether a run began since the last frame, so that the next one puts the bars in the order
+  /// their members joined.
+  private var barsNeedOrdering = false
+  /// Whether the group had members at its last frame.
+  private var hasMembers = false
+  /// The group's members at its last frame, told apart from any other members it had by
+  /// ``TaskRunnerGroup/Members/membership``.
+  private var membership: Int?
   /// The group's summary, as of its last frame.
   private var summary = TaskRunnerGroup.Summary.empty
 
@@ -116,25 +121,30 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// Handles one event of the group: draws on `.frame`, keeps the rest for it.
   public func render(_ event: TaskRunnerGroup.Event) {
     switch event {
-    case .joined(let member, let update):
-      let label = TerminalFormat.singleLine(member.label)
-      guard members.append(.init(id: member.id, label: label)) else { return }
-      memberLabelColumns = max(memberLabelColumns, TerminalFormat.columns(label))
-      needsRedraw = true
-      // A member that joins idle, as a queue's waiting items do, has nothing to take.
-      if update.state.phase != .idle {
-        take(update, for: member.id)
-      }
-    case .updated(let id, let update):
-      take(update, for: id)
+    case .updated(let member, let update):
+      take(update, for: member)
     case .left(let id):
-      if members.remove(id) {
-        needsRedraw = true
-      }
-    case .frame(let summary, let time):
+      bars.remove(id)
+      needsRedraw = true
+    case .frame(let summary, let members, let time):
       self.summary = summary
+      hasMembers = !members.isEmpty
+      if membership == nil {
+        // Attached mid-run: the labels of the members whose latest update was a frame of a run
+        // that ended, which takes no lookup, count in the labels' width too.
+        for (member, _, _) in members {
+          noteLabel(of: member)
+        }
+      }
+      if members.membership != membership {
+        membership = members.membership
+        needsRedraw = true  // members joined or left: drawn at once
+      }
+      if barsNeedOrdering {
+        orderBars(as: members)
+      }
       let wasQuiet = isQuiet
-      isQuiet = summary.isSettled && members.runCount == 0
+      isQuiet = summary.isSettled && bars.isEmpty
       if isQuiet && !wasQuiet {
         needsRedraw = true  // the area closes now
       }
@@ -149,7 +159,9 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// Ends the live area and shows the cursor again: the group is gone or the renderer detached.
   public func didDetach() {
     restoreTerminal()
-    members = GroupMembers()
+    bars = SlotList()
+    hasMembers = false
+    membership = nil
     finalLines = []
   }
 
@@ -183,21 +195,33 @@ public final class TerminalGroupRenderer: GroupRenderer {
 
   // MARK: - Members
 
-  /// Takes in a member's update: its run begins, moves, pauses or ends.
-  private func take(_ update: ProgressUpdate, for id: ObjectIdentifier) {
+  /// A member's run under way, as drawn.
+  private struct Bar: Identifiable {
+    let id: TaskRunnerGroup.Member.ID
+    var run: RunLines
+    /// The latest update of the run.
+    var latest: ProgressUpdate
+
+    /// Takes in an update of the run under way, whose counts are shown in `unit`; returns the
+    /// plain lines it calls for, when it `writesLines`, and whether the run paused or resumed.
+    @MainActor mutating func take(
+      _ update: ProgressUpdate, progress: RunProgress, unit: ProgressUnit, writesLines: Bool
+    ) -> (lines: [String], pauseChanged: Bool) {
+      latest = update
+      let pauseChanged = run.take(progress, isPaused: update.state.phase == .paused, unit: unit)
+      guard writesLines, update.reason == .stateChanged else { return ([], pauseChanged) }
+      return (run.plainLines(began: false, pauseChanged: pauseChanged, unit: unit), pauseChanged)
+    }
+  }
+
+  /// Takes in a member's update: it joins, or its run begins, moves, pauses or ends.
+  private func take(_ update: ProgressUpdate, for member: TaskRunnerGroup.Member) {
     // The frames of a run that ended change nothing here: its final line was made from the
     // state that ended it. A queue's every item gives one; it costs no lookup.
     if update.reason == .frame, update.state.phase.isTerminal {
       return
     }
-    members.modify(id) { take(update, into: &$0) }  // in place, one lookup
-  }
-
-  /// Takes `update` into `member`.
-  ///
-  /// It reads and writes none of the other members: `members` is being changed while this runs.
-  private func take(_ update: ProgressUpdate, into member: inout GroupMembers.Member) {
-    // A run under way, whatever the update (a renderer attached mid-run joins members whose
+    // A run under way, whatever the update (a renderer attached mid-run gets members whose
     // latest update is a frame); not the frames of a bar that settles after its run ended,
     // which would write the summary again on every frame.
     if update.state.phase.isActive {
@@ -206,35 +230,87 @@ public final class TerminalGroupRenderer: GroupRenderer {
     let unit = self.unit ?? update.unit
     switch update.state {
     case .running(let progress), .paused(let progress):
-      let began = member.run == nil
-      var run = member.run ?? RunLines(label: member.label, start: update.time)
-      let pauseChanged = run.take(progress, isPaused: update.state.phase == .paused, unit: unit)
-      if began || pauseChanged {
-        needsRedraw = true
+      // In place, one lookup: a bar with its lines and latest update is hundreds of bytes, and
+      // every update of a run changes it.
+      let plainLines = bars[member.id]?.take(
+        update, progress: progress, unit: unit, writesLines: !drawsInPlace)
+      switch plainLines {
+      case nil:
+        begin(member, update, progress: progress, unit: unit)
+      case (let lines, let pauseChanged)?:
+        if pauseChanged {
+          needsRedraw = true
+        }
+        if !lines.isEmpty {
+          plain.write(lines)
+        }
       }
-      if !drawsInPlace, began || update.reason == .stateChanged {
-        plain.write(run.plainLines(began: began, pauseChanged: pauseChanged, unit: unit))
-      }
-      member.setRun(run, latest: update)
     case .finished, .failed, .cancelled:
-      guard update.reason == .stateChanged, let run = member.run else { return }
+      guard update.reason == .stateChanged else { return }
+      guard let run = bars.remove(member.id)?.run else {
+        noteLabel(of: member)  // a member that joins with its run over
+        return
+      }
       if !drawsInPlace {
         plain.write([run.plainEnd(update, unit: unit)])
         if let error = update.state.error {
           let reason = RunLines.oneLine(error)
-          failures.append(member.label.isEmpty ? reason : member.label + ": " + reason)
+          failures.append(run.label.isEmpty ? reason : run.label + ": " + reason)
         }
       } else if finishedBars == .keep {
         finalLines.append(run.finalLine(update, unit: unit))
       }
-      member.endRun()
       needsRedraw = true
     case .idle:
-      if member.run != nil {
-        member.endRun()
+      // The label of a member with no run under way counts in the labels' width too: the bars
+      // keep their place as runners start one after another.
+      noteLabel(of: member)
+      if bars.remove(member.id) != nil {
         needsRedraw = true
       }
     }
+  }
+
+  /// A run of `member` begins, or a renderer attached mid-run hears of one under way.
+  private func begin(
+    _ member: TaskRunnerGroup.Member, _ update: ProgressUpdate, progress: RunProgress,
+    unit: ProgressUnit
+  ) {
+    let label = noteLabel(of: member)
+    var run = RunLines(label: label, start: update.time)
+    let pauseChanged = run.take(progress, isPaused: update.state.phase == .paused, unit: unit)
+    if !drawsInPlace {
+      plain.write(run.plainLines(began: true, pauseChanged: pauseChanged, unit: unit))
+    }
+    bars.append(Bar(id: member.id, run: run, latest: update))
+    barsNeedOrdering = true
+    needsRedraw = true
+  }
+
+  /// The member's label on one line, once its width counts in the labels' width.
+  @discardableResult
+  private func noteLabel(of member: TaskRunnerGroup.Member) -> String {
+    let label = TerminalFormat.singleLine(member.label)
+    memberLabelColumns = max(memberLabelColumns, TerminalFormat.columns(label))
+    return label
+  }
+
+  /// Puts the bars in the order their members joined, as the group's frame lists them.
+  private func orderBars(as members: TaskRunnerGroup.Members) {
+    barsNeedOrdering = false
+    var ordered = SlotList<Bar>()
+    for member in members.active {
+      if let bar = bars[member.id] {
+        ordered.append(bar)
+      }
+    }
+    // A bar whose run the group has not listed yet keeps its place after the others.
+    if ordered.count < bars.count {
+      for bar in bars.elements where !ordered.contains(bar.id) {
+        ordered.append(bar)
+      }
+    }
+    bars = ordered
   }
 
   // MARK: - Drawing in place
@@ -245,7 +321,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// any more and the group is quiet, or when `ending`.
   private func draw(at time: Duration? = nil, printing printed: [String] = [], ending: Bool = false)
   {
-    let hasBars = members.runCount > 0
+    let hasBars = !bars.isEmpty
     // Nothing to draw and nothing on the screen: printed text goes out on its own.
     guard drawer.isOpen || hasBars || !finalLines.isEmpty else {
       plain.write(printed)
@@ -282,12 +358,12 @@ public final class TerminalGroupRenderer: GroupRenderer {
     let (columns, rows) = (size.columns, size.rows)
     let summaryLine = self.summaryLine(final: final)
     let summaryRows = summaryLine == nil ? 0 : 1
-    let bars = showsBars ? members.runCount : 0
-    let shown = members.withRuns(
-      prefix: bars + summaryRows > rows ? max(rows - 1 - summaryRows, 0) : bars)
-    let hidden = bars - shown.count
-    let barLines = shown.compactMap { member in
-      member.latest.flatMap { latest in member.run?.liveLine(latest, unit: unit ?? latest.unit) }
+    let barCount = showsBars ? bars.count : 0
+    let shown = bars.prefix(
+      barCount + summaryRows > rows ? max(rows - 1 - summaryRows, 0) : barCount)
+    let hidden = barCount - shown.count
+    let barLines = shown.map { bar in
+      bar.run.liveLine(bar.latest, unit: unit ?? bar.latest.unit)
     }
     // The label width and the room after the bars, shared by every line and kept while the
     // area is open.
@@ -390,7 +466,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// The summary line, when the renderer has one and the group has members, as of a frame that
   /// counted them.
   private func summaryLine(final: Bool) -> ProgressLine? {
-    guard let summaryLabel, !members.isEmpty, summary.counts.total > 0 else { return nil }
+    guard let summaryLabel, hasMembers, summary.counts.total > 0 else { return nil }
     let unit = self.unit ?? summary.unit
     let counts = summaryCounts(unit: unit)
     var line = ProgressLine(label: summaryLabel, counts: counts.text)
@@ -427,7 +503,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// `Total: 54%  2.2 GB / 4.1 GB  1 finished, 1 failed`, when the group stops being active,
   /// after a line for each run that failed since the last one: `Failed: b.bin: disk full`.
   private func writePlainSummary() {
-    guard hadActivity, isQuiet, let summaryLabel, !members.isEmpty else { return }
+    guard hadActivity, isQuiet, let summaryLabel, hasMembers else { return }
     hadActivity = false
     let parts = [
       TerminalFormat.percent(summary.fractionCompleted) + "%",

@@ -6,6 +6,9 @@ import Testing
 @testable import TaskProgressAdapters
 
 /// A group renderer fed events by hand, on a memory terminal that emulates its screen.
+///
+/// The members go through a group's state machine too, whose snapshot each frame carries, as a
+/// group's frames do; the summaries are the test's.
 @MainActor
 private final class Scene {
   let terminal: MemoryTerminal
@@ -14,7 +17,8 @@ private final class Scene {
   /// The group's time, advanced by each frame.
   private(set) var time: Duration = .zero
   private(set) var ids: [ObjectIdentifier] = []
-  private var runners: [TaskRunner] = []
+  private var members: [TaskRunnerGroup.Member] = []
+  private var group = GroupStateMachine(weighting: .units)
 
   init(
     columns: Int = 80, rows: Int? = 24, capabilities: TerminalCapabilities = .interactiveUnicode,
@@ -35,11 +39,11 @@ private final class Scene {
   /// A member joins in `state`; returns its index.
   @discardableResult
   func join(_ label: String, _ state: RunState = .idle) -> Int {
-    let runner = TaskRunner(clock: clock)
-    runners.append(runner)
-    let member = TaskRunnerGroup.Member(runner: runner, label: label, weight: nil)
+    let member = TaskRunnerGroup.Member(runner: TaskRunner(clock: clock), label: label)
+    members.append(member)
     ids.append(member.id)
-    renderer.render(.joined(member, update(state)))
+    _ = group.join(member, waiting: false)
+    deliver(update(state), to: members.count - 1)
     return ids.count - 1
   }
 
@@ -58,22 +62,26 @@ private final class Scene {
     displayed: Double? = nil, throughput: Double? = nil, eta: Duration? = nil,
     unit: ProgressUnit = .items
   ) {
-    renderer.render(
-      .updated(
-        ids[index],
-        update(
-          state, reason: reason, displayed: displayed, throughput: throughput, eta: eta, unit: unit
-        )))
+    deliver(
+      update(
+        state, reason: reason, displayed: displayed, throughput: throughput, eta: eta, unit: unit),
+      to: index)
+  }
+
+  private func deliver(_ update: ProgressUpdate, to index: Int) {
+    _ = group.update(ids[index], update, at: time)
+    renderer.render(.updated(members[index], update))
   }
 
   func leave(_ index: Int) {
+    _ = group.leave(ids[index], at: time)
     renderer.render(.left(ids[index]))
   }
 
   /// A frame of the group, `after` the last one.
   func frame(_ summary: TaskRunnerGroup.Summary, after: Duration = .milliseconds(100)) {
     time += after
-    renderer.render(.frame(summary, time: time))
+    renderer.render(.frame(summary, members: group.snapshot, time: time))
   }
 }
 
@@ -1060,22 +1068,25 @@ struct TerminalGroupRendererTests {
     let members = runners.enumerated().map { index, runner in
       TaskRunnerGroup.Member(runner: runner, label: "part-\(index + 1)", weight: nil)
     }
+    var group = GroupStateMachine(weighting: .units)
     for (index, member) in members.enumerated() {
       let state = RunState.running(RunProgress(completed: index + 1, of: 10))
-      renderer.render(
-        .joined(
-          member,
-          ProgressUpdate(
-            reason: .stateChanged, state: state, displayedProgress: Double(index + 1) / 10,
-            time: .zero)))
+      let update = ProgressUpdate(
+        reason: .stateChanged, state: state, displayedProgress: Double(index + 1) / 10,
+        time: .zero)
+      _ = group.join(member, waiting: false)
+      _ = group.update(member.id, update, at: .zero)
+      renderer.render(.updated(member, update))
     }
-    renderer.render(.frame(summary(0.35, running: 6), time: .milliseconds(100)))
     renderer.render(
-      .updated(
-        members[0].id,
-        ProgressUpdate(
-          reason: .stateChanged, state: .finished, displayedProgress: 1, time: .seconds(2))))
-    renderer.render(.frame(summary(0.45, running: 5, finished: 1), time: .milliseconds(200)))
+      .frame(summary(0.35, running: 6), members: group.snapshot, time: .milliseconds(100)))
+    let end = ProgressUpdate(
+      reason: .stateChanged, state: .finished, displayedProgress: 1, time: .seconds(2))
+    _ = group.update(members[0].id, end, at: .seconds(2))
+    renderer.render(.updated(members[0], end))
+    renderer.render(
+      .frame(
+        summary(0.45, running: 5, finished: 1), members: group.snapshot, time: .milliseconds(200)))
     renderer.didDetach()
 
     // What the terminal received, the tty's `\n` to `\r\n` included.

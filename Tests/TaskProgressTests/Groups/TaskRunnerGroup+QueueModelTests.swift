@@ -32,17 +32,20 @@ private final class QueueChecker: GroupRenderer {
 
   func render(_ event: TaskRunnerGroup.Event) {
     switch event {
-    case .joined(let member, let update):
-      indices[member.id] = phases.count
-      phases.append(update.state.phase)
-      starts.append(0)
-      ends.append(0)
-      endLatches.append(Latch())
-      if update.state.phase != .idle {
-        violations.append("item \(phases.count - 1) joined \(update.state.phase)")
+    case .updated(let member, let update):
+      guard let index = indices[member.id] else {
+        // A member's first update: it joined.
+        indices[member.id] = phases.count
+        phases.append(update.state.phase)
+        starts.append(0)
+        ends.append(0)
+        endLatches.append(Latch())
+        if update.state.phase != .idle {
+          violations.append("item \(phases.count - 1) joined \(update.state.phase)")
+        }
+        return
       }
-    case .updated(let id, let update):
-      guard update.reason == .stateChanged, let index = indices[id] else { return }
+      guard update.reason == .stateChanged else { return }
       take(update.state.phase, for: index)
     case .left(let id):
       if let index = indices[id] {

@@ -116,14 +116,17 @@ private final class QueueLog: GroupRenderer {
 
   func render(_ event: TaskRunnerGroup.Event) {
     switch event {
-    case .joined(let member, let update):
-      // One queue, no other member: the order of joining is the items' order.
-      indices[member.id] = phases.count
-      phases.append(update.state.phase)
-      startedAt.append(nil)
-      ends.append(0)
-    case .updated(let id, let update):
-      guard update.reason == .stateChanged, let index = indices[id] else { return }
+    case .updated(let member, let update):
+      guard let index = indices[member.id] else {
+        // A member's first update: it joined. One queue, no other member: the order of
+        // joining is the items' order.
+        indices[member.id] = phases.count
+        phases.append(update.state.phase)
+        startedAt.append(nil)
+        ends.append(0)
+        return
+      }
+      guard update.reason == .stateChanged else { return }
       take(update.state.phase, for: index)
     case .left, .frame:
       break

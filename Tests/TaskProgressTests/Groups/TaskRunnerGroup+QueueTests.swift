@@ -29,6 +29,8 @@ private final class RemoveOnJoin: GroupRenderer {
   var joined: [String] = []
   var left: [ObjectIdentifier] = []
   var removed: ObjectIdentifier?
+  /// The members heard of: a member's first update is its joining.
+  private var members: Set<ObjectIdentifier> = []
 
   init(removing label: String) {
     self.label = label
@@ -36,14 +38,15 @@ private final class RemoveOnJoin: GroupRenderer {
 
   func render(_ event: TaskRunnerGroup.Event) {
     switch event {
-    case .joined(let member, _):
+    case .updated(let member, _):
+      guard members.insert(member.id).inserted else { return }
       joined.append(member.label)
       if member.label == label {
         removed = member.id
         group?.remove(member.runner)
       }
     case .left(let id): left.append(id)
-    case .updated, .frame: break
+    case .frame: break
     }
   }
 }

@@ -10,6 +10,10 @@ private final class EventLog: GroupRenderer {
   var events: [TaskRunnerGroup.Event] = []
   var detachCount = 0
   let labels: [ObjectIdentifier: String]
+  /// Whether each event was a member's first update, its joining, as it came.
+  private var joins: [Bool] = []
+  /// The members heard of and not heard to leave.
+  private var members: Set<ObjectIdentifier> = []
 
   init(labels: [ObjectIdentifier: String] = [:]) {
     self.labels = labels
@@ -17,6 +21,13 @@ private final class EventLog: GroupRenderer {
 
   func render(_ event: TaskRunnerGroup.Event) {
     events.append(event)
+    switch event {
+    case .updated(let member, _): joins.append(members.insert(member.id).inserted)
+    case .left(let id):
+      members.remove(id)
+      joins.append(false)
+    case .frame: joins.append(false)
+    }
   }
 
   func didDetach() {
@@ -25,13 +36,14 @@ private final class EventLog: GroupRenderer {
 
   /// `joined a idle`, `a running(0.3)`, `left a`, `frame 0.3 [1 running]`.
   var lines: [String] {
-    events.map { event in
+    zip(events, joins).map { event, joins in
       switch event {
-      case .joined(let member, let update): "joined \(member.label) \(update.state)"
-      case .updated(let id, let update):
-        "\(labels[id] ?? "?")\(update.reason == .frame ? " frame" : "") \(update.state)"
+      case .updated(let member, let update) where joins:
+        "joined \(member.label) \(update.state)"
+      case .updated(let member, let update):
+        "\(labels[member.id] ?? "?")\(update.reason == .frame ? " frame" : "") \(update.state)"
       case .left(let id): "left \(labels[id] ?? "?")"
-      case .frame(let summary, _): "frame \(summary.fractionCompleted) [\(summary.counts)]"
+      case .frame(let summary, _, _): "frame \(summary.fractionCompleted) [\(summary.counts)]"
       }
     }
   }
@@ -42,6 +54,7 @@ private final class EventLog: GroupRenderer {
 
   func clear() {
     events = []
+    joins = []
   }
 }
 
@@ -58,12 +71,28 @@ private final class RemoveOnEnd: GroupRenderer {
   }
 
   func render(_ event: TaskRunnerGroup.Event) {
-    guard case .updated(let id, let update) = event, update.reason == .stateChanged,
-      update.state.phase.isTerminal, let runner = runners[id]
+    guard case .updated(let member, let update) = event, update.reason == .stateChanged,
+      update.state.phase.isTerminal, let runner = runners[member.id]
     else { return }
     if group.remove(runner) {
       removals += 1
     }
+  }
+}
+
+/// A group renderer that keeps what each frame lists: the members' labels in order, with their
+/// phases and whether they changed since the frame before.
+@MainActor
+private final class FrameLog: GroupRenderer {
+  /// `a running*` for each member of each frame, `*` when it changed since the frame before.
+  var frames: [[String]] = []
+
+  func render(_ event: TaskRunnerGroup.Event) {
+    guard case .frame(_, let members, _) = event else { return }
+    frames.append(
+      members.map { member, latest, isChanged in
+        "\(member.label) \(latest.state.phase)\(isChanged ? "*" : "")"
+      })
   }
 }
 
@@ -272,7 +301,7 @@ struct TaskRunnerGroupTests {
       clock.advance(by: frame)
       #expect(log.frameCount == 1)
       // The pass comes last: every member's update of this wake-up is before it.
-      guard case .frame(let summary, _) = log.events.last else {
+      guard case .frame(let summary, _, _) = log.events.last else {
         Issue.record("the wake-up did not end with the group's pass")
         return
       }
@@ -314,7 +343,7 @@ struct TaskRunnerGroupTests {
       clock.advance(by: frame)
     }
     let passes = log.events.compactMap { event in
-      if case .frame(let summary, let time) = event { (summary, time) } else { nil }
+      if case .frame(let summary, _, let time) = event { (summary, time) } else { nil }
     }
     // Unsettled for the settling interval after the end, then settled once, then nothing.
     #expect(passes.dropLast().allSatisfy { !$0.0.isSettled })
@@ -379,6 +408,78 @@ struct TaskRunnerGroupTests {
   }
 
   // MARK: - Members
+
+  @Test("A renderer attached mid-run finds every member in its first frame, in join order")
+  func attachedMidRunSeesEveryMember() async {
+    let group = TaskRunnerGroup(clock: clock)
+    let runners = (0..<4).map { _ in makeRunner() }
+    for (index, runner) in runners.enumerated() {
+      group.add(runner, label: "r\(index)")
+    }
+    // Runs begin out of join order, and one ends, before the renderer comes.
+    let third = await HeldRun.start(on: runners[2])
+    _ = await runners[3].run { _ in }
+    let first = await HeldRun.start(on: runners[0])
+    clock.advance(by: frame)
+    let log = FrameLog()
+    group.attach(log)
+    // The group's last frame, at once: every member changed since the frame before, the
+    // group's first.
+    #expect(log.frames == [["r0 running*", "r1 idle*", "r2 running*", "r3 finished*"]])
+    // The next frame marks what changed since: the runs under way, which have frames.
+    first.reporter.report(completed: 1, of: 2)
+    clock.advance(by: frame)
+    #expect(log.frames.last == ["r0 running*", "r1 idle", "r2 running*", "r3 finished"])
+    third.proceed.open()
+    first.proceed.open()
+  }
+
+  @Test("A member that left is absent from the next frame; the others keep their order")
+  func leftMembersAreAbsentFromTheNextFrame() async {
+    let group = TaskRunnerGroup(weighting: .equal, clock: clock)
+    let runners = (0..<3).map { _ in makeRunner() }
+    for (index, runner) in runners.enumerated() {
+      group.add(runner, label: "r\(index)")
+    }
+    let log = FrameLog()
+    group.attach(log)
+    let run = await HeldRun.start(on: runners[1])
+    clock.advance(by: frame)
+    #expect(log.frames.last == ["r0 idle", "r1 running*", "r2 idle"])
+    group.remove(runners[1])
+    group.remove(runners[0])
+    clock.advance(by: frame)
+    #expect(log.frames.last == ["r2 idle"])
+    run.proceed.open()
+  }
+
+  @Test("Frames list the members in join order as members end and leave and holes close")
+  func framesKeepJoinOrderAsHolesClose() async {
+    // 40 members; each round, every other one left runs to its end, the later-joined first,
+    // and removeEnded() takes them away: the holes pass half of the slots and close.
+    let group = TaskRunnerGroup(weighting: .equal, clock: clock)
+    let runners = (0..<40).map { _ in makeRunner() }
+    for (index, runner) in runners.enumerated() {
+      group.add(runner, label: "r\(index)")
+    }
+    let log = FrameLog()
+    group.attach(log)
+    var remaining = Array(0..<40)
+    while remaining.count > 2 {
+      let ending = remaining.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+      for index in ending.reversed() {
+        _ = await runners[index].run { _ in }
+      }
+      clock.advance(by: frame)
+      #expect(
+        log.frames.last == remaining.map { "r\($0) \(ending.contains($0) ? "finished*" : "idle")" })
+      group.removeEnded()
+      remaining.removeAll { ending.contains($0) }
+      clock.advance(by: frame)
+      #expect(log.frames.last == remaining.map { "r\($0) idle" })
+      #expect(group.members.map(\.label) == remaining.map { "r\($0)" })
+    }
+  }
 
   @Test("Runners join and leave at any time; renderers hear of it in order")
   func joinAndLeave() async {
