@@ -61,7 +61,7 @@ struct MyView: View {
   private var speedAndTimeLeft: String {
     var parts: [String] = []
     if let throughput = runner.throughput {
-      parts.append(runner.unit.format(throughput: throughput))
+      parts.append(runner.unit.format(throughput: throughput, of: runner.lastProgress))
     }
     if let remaining = runner.estimatedTimeRemaining {
       parts.append(remaining.formatted() + " left")

@@ -137,8 +137,8 @@ public final class TaskRunner {
   ///
   /// The runner estimates it from the progress its frames read, paused time left out, and
   /// updates it on every frame: it decays while the work makes no progress. See
-  /// <doc:ShowingMoreThanABar> for the smoothing. Format it with ``unit``:
-  /// `runner.unit.format(throughput: rate)` gives `12.3 MB/s`.
+  /// <doc:ShowingMoreThanABar> for the smoothing. Format it with ``unit`` and ``lastProgress``:
+  /// `runner.unit.format(throughput: rate, of: runner.lastProgress)` gives `12.3 MB/s`.
   public var throughput: Double? {
     access(keyPath: \.throughput)
     estimate.isRead = true
