@@ -602,7 +602,7 @@ public final class TaskRunner {
       // Observers of states alone never read an estimate: none is computed for them.
       let ending =
         !registry.hasFrameListeners
-        ? RunTiming.Estimate.unknown
+        ? ActiveRate.Estimate.unknown
         : timing.flatMap { timing in
           let active = first?.phase.isActive == true ? first : state.phase.isActive ? state : nil
           return active?.progress.map { timing.estimate(for: $0, at: now) }
@@ -677,14 +677,14 @@ public final class TaskRunner {
   }
 
   /// The estimate as of the last frame, computed now if the frame left it to whoever reads it.
-  private func currentEstimate() -> RunTiming.Estimate {
+  private func currentEstimate() -> ActiveRate.Estimate {
     estimate.current { self.machine.estimate(at: $0) ?? .unknown }
   }
 
   /// An update for renderers; an active state carries `estimate`, or else the runner's own.
   private func update(
     _ reason: ProgressUpdate.Reason, state: RunState? = nil, at now: Duration,
-    estimate: RunTiming.Estimate? = nil
+    estimate: ActiveRate.Estimate? = nil
   ) -> ProgressUpdate {
     let state = state ?? machine.state
     // A state of an ended run carries no estimate.
