@@ -170,15 +170,6 @@ struct GroupMembers {
 extension [Int] {
   /// The index of the first element not less than `value`, in this ascending array.
   fileprivate func insertionIndex(of value: Int) -> Int {
-    var (low, high) = (0, count)
-    while low < high {
-      let middle = (low + high) / 2
-      if self[middle] < value {
-        low = middle + 1
-      } else {
-        high = middle
-      }
-    }
-    return low
+    partitioningIndex { $0 >= value }
   }
 }
