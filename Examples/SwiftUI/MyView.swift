@@ -70,7 +70,7 @@ struct MyView: View {
   }
 
   private var failed: Binding<Bool> {
-    Binding(get: { runner.state.phase == .failed }, set: { _ in })
+    Binding(get: { runner.phase == .failed }, set: { _ in })
   }
 }
 
