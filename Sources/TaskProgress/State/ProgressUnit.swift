@@ -79,11 +79,12 @@ public struct ProgressUnit: Hashable, Sendable, CustomStringConvertible {
   /// Given the progress the rate was estimated for, the rate is shown in what it measures: bytes
   /// per second for a run that counts bytes done (in this unit's multiples when it is a byte
   /// unit, else decimal ones), files per second for one that counts files done, else this unit.
-  /// A runner's ``TaskRunner/throughput`` and a ``ProgressUpdate``'s are estimated that way:
+  /// A runner's ``TaskRunner/throughput`` and a ``ProgressUpdate``'s are estimated that way; format
+  /// an update's with its ``ProgressUpdate/unit`` and ``ProgressUpdate/lastProgress``:
   ///
   /// ```swift
-  /// if let rate = update.throughput {
-  ///   print(update.unit.format(throughput: rate, of: update.lastProgress))  // "52.0 MB/s"
+  /// if let rate = runner.throughput {
+  ///   print(runner.unit.format(throughput: rate, of: runner.lastProgress))  // "52.0 MB/s"
   /// }
   /// ```
   ///
