@@ -130,6 +130,7 @@ public final class TaskRunner {
   /// invalidated when the phase changes, not on every frame of a run's progress. Reading
   /// `state.phase` reads the whole state, which changes with every new progress.
   ///
+  /// <!-- snippet: skip (a SwiftUI fragment) -->
   /// ```swift
   /// Button("Perform a Heavy Task") { runner.start(operation) }
   ///   .disabled(runner.isActive)  // redrawn when a run starts and ends, not per frame
