@@ -83,7 +83,7 @@ extension Measure {
 final class CountingTerminal: TerminalOutput {
   /// A terminal that understands everything a renderer may write.
   let capabilities = TerminalCapabilities(
-    isInteractive: true, supportsEscapeSequences: true, supportsUnicode: true, supportsColor: true)
+    redrawing: .anyRows, supportsUnicode: true, supportsColor: true)
   /// The width.
   let columns: Int
   /// The height.

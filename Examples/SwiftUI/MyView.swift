@@ -61,7 +61,7 @@ struct MyView: View {
   private var speedAndTimeLeft: String {
     var parts: [String] = []
     if let throughput = runner.throughput {
-      parts.append(runner.unit.format(throughput: throughput))
+      parts.append(runner.unit.format(throughput: throughput, of: runner.lastProgress))
     }
     if let remaining = runner.estimatedTimeRemaining {
       parts.append(remaining.formatted() + " left")
@@ -70,7 +70,7 @@ struct MyView: View {
   }
 
   private var failed: Binding<Bool> {
-    Binding(get: { runner.state.phase == .failed }, set: { _ in })
+    Binding(get: { runner.phase == .failed }, set: { _ in })
   }
 }
 

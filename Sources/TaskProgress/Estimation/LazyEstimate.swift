@@ -4,7 +4,7 @@
 /// Hundreds of runners that nobody asks for a rate spend nothing on one.
 struct LazyEstimate: Sendable {
   /// The estimate of the last frame that computed it.
-  private var value = RunTiming.Estimate.unknown
+  private var value = ActiveRate.Estimate.unknown
   /// The time of the last frame, while ``value`` is not computed for it yet.
   private var staleTime: Duration?
   /// Whether the runner's estimate properties were ever read: from then on, frames compute it.
@@ -15,8 +15,8 @@ struct LazyEstimate: Sendable {
   ///
   /// - Returns: The estimate before and after, when the frame computed it.
   mutating func update(
-    at now: Duration, eager: Bool, _ compute: (Duration) -> RunTiming.Estimate
-  ) -> (old: RunTiming.Estimate, new: RunTiming.Estimate)? {
+    at now: Duration, eager: Bool, _ compute: (Duration) -> ActiveRate.Estimate
+  ) -> (old: ActiveRate.Estimate, new: ActiveRate.Estimate)? {
     guard eager || isRead else {
       staleTime = now
       return nil
@@ -28,7 +28,7 @@ struct LazyEstimate: Sendable {
   }
 
   /// The estimate as of the last frame, computed now if that frame left it.
-  mutating func current(_ compute: (Duration) -> RunTiming.Estimate) -> RunTiming.Estimate {
+  mutating func current(_ compute: (Duration) -> ActiveRate.Estimate) -> ActiveRate.Estimate {
     if let time = staleTime {
       value = compute(time)
       staleTime = nil

@@ -141,13 +141,8 @@ final class FrameTicker {
       listedDuringWakeUp = true
       return
     }
-    var low = 0
-    var high = listed.count
-    while low < high {
-      let middle = (low + high) / 2
-      if listed[middle].order < registration.order { low = middle + 1 } else { high = middle }
-    }
-    listed.insert(registration, at: low)
+    let index = listed.partitioningIndex { $0.order >= registration.order }
+    listed.insert(registration, at: index)
   }
 
   /// One wake-up: every client whose frame is due gets it, with one reading of the clock, then

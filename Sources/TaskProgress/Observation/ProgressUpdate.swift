@@ -22,11 +22,15 @@ public struct ProgressUpdate: Sendable, Equatable {
   /// When, on the runner's clock: the time since the runner was created.
   public let time: Duration
   /// The run's speed, as ``TaskRunner/throughput`` has it: in bytes, files or completed units
-  /// per second, as ``rateUnit`` says.
+  /// per second, as ``ProgressUnit/format(throughput:of:)`` shows it for ``lastProgress``.
   public let throughput: Double?
   /// The time the run has left, as ``TaskRunner/estimatedTimeRemaining`` has it.
   public let estimatedTimeRemaining: Duration?
-  /// What the counts measure, as ``TaskRunner/unit`` has it.
+  /// What the run's counts measure, as ``TaskRunner/unit`` has it.
+  ///
+  /// The bytes and files a run counts apart are shown in units of their own, and so is a rate
+  /// that measures them: format ``throughput`` with `unit.format(throughput: rate, of:
+  /// lastProgress)`.
   public let unit: ProgressUnit
   /// The progress of the active run, or where the run got to when this update ends it.
   ///
@@ -52,12 +56,6 @@ public struct ProgressUpdate: Sendable, Equatable {
     init(_ progress: RunProgress) {
       self.progress = progress
     }
-  }
-
-  /// The unit to show the counts beside the bar and ``throughput`` in, for ``lastProgress``:
-  /// bytes when the run counts bytes, files when it counts files, else ``unit``.
-  public var rateUnit: ProgressUnit {
-    lastProgress.map { unit.measuring($0) } ?? unit
   }
 
   /// Creates an update; renderers receive them from the runner, tests may make their own.

@@ -44,7 +44,7 @@ struct RunStateMachine: Sendable {
     }
 
     /// The run's speed and time remaining at `now`.
-    func estimate(at now: Duration) -> RunTiming.Estimate {
+    func estimate(at now: Duration) -> ActiveRate.Estimate {
       timing.estimate(for: progress, at: now)
     }
 
@@ -264,7 +264,7 @@ struct RunStateMachine: Sendable {
   }
 
   /// The active run's speed and time remaining at `now`, or `nil` when no run is active.
-  func estimate(at now: Duration) -> RunTiming.Estimate? {
+  func estimate(at now: Duration) -> ActiveRate.Estimate? {
     active?.estimate(at: now)
   }
 

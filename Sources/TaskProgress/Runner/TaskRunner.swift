@@ -79,11 +79,21 @@ public final class TaskRunner {
   private func transition<Action>(_ event: (inout RunStateMachine) -> Action?) -> Action? {
     // In place, not on a copy: a frame of every runner comes through here, and a copy of the
     // machine retains and releases everything the run holds.
+    let phase = machine.state.phase
     let action = event(&machine)
     if action != nil {
-      withMutation(keyPath: \.state) {}
+      stateChanged(from: phase)
     }
     return action
+  }
+
+  /// Tells Observation that the state changed, and that the phase did when it is not `phase`
+  /// any more: a view that reads only the phase is not invalidated by every frame's progress.
+  private func stateChanged(from phase: RunPhase) {
+    withMutation(keyPath: \.state) {}
+    if machine.state.phase != phase {
+      withMutation(keyPath: \.phase) {}
+    }
   }
 
   // MARK: - State
@@ -113,21 +123,38 @@ public final class TaskRunner {
     return machine.lastProgress
   }
 
-  /// Whether an operation is running and not paused.
-  public var isRunning: Bool {
-    state.phase == .running
+  /// The phase of ``state``: idle, running, paused, or how the last run ended.
+  ///
+  /// Observation reports its changes apart from those of ``state``: a view that reads only the
+  /// phase, or ``isActive``, ``isRunning`` and ``isPaused``, which derive from it, is
+  /// invalidated when the phase changes, not on every frame of a run's progress. Reading
+  /// `state.phase` reads the whole state, which changes with every new progress.
+  ///
+  /// <!-- snippet: skip (a SwiftUI fragment) -->
+  /// ```swift
+  /// Button("Perform a Heavy Task") { runner.start(operation) }
+  ///   .disabled(runner.isActive)  // redrawn when a run starts and ends, not per frame
+  /// ```
+  public var phase: RunPhase {
+    access(keyPath: \.phase)
+    return machine.state.phase
   }
 
-  /// Whether a run is under way, running or paused.
+  /// Whether an operation is running and not paused; observed with ``phase``.
+  public var isRunning: Bool {
+    phase == .running
+  }
+
+  /// Whether a run is under way, running or paused; observed with ``phase``.
   ///
   /// While it is, ``start(priority:_:)`` starts nothing: disable a start button with it.
   public var isActive: Bool {
-    state.phase.isActive
+    phase.isActive
   }
 
-  /// Whether the run is paused.
+  /// Whether the run is paused; observed with ``phase``.
   public var isPaused: Bool {
-    state.phase == .paused
+    phase == .paused
   }
 
   /// The active run's speed, smoothed over the last seconds of its progress: in bytes per second
@@ -137,8 +164,8 @@ public final class TaskRunner {
   ///
   /// The runner estimates it from the progress its frames read, paused time left out, and
   /// updates it on every frame: it decays while the work makes no progress. See
-  /// <doc:ShowingMoreThanABar> for the smoothing. Format it with ``unit``:
-  /// `runner.unit.format(throughput: rate)` gives `12.3 MB/s`.
+  /// <doc:ShowingMoreThanABar> for the smoothing. Format it with ``unit`` and ``lastProgress``:
+  /// `runner.unit.format(throughput: rate, of: runner.lastProgress)` gives `12.3 MB/s`.
   public var throughput: Double? {
     access(keyPath: \.throughput)
     estimate.isRead = true
@@ -344,13 +371,14 @@ public final class TaskRunner {
     onEnd: (@MainActor (RunState) -> Void)? = nil,
     cancelled: Bool = false
   ) -> RunID? {
-    guard !machine.state.phase.isActive else { return nil }
+    let phase = machine.state.phase
+    guard !phase.isActive else { return nil }
     let now = time.now()
     let root = ProgressNode(signals: RunSignals(updateInterval: updateInterval))
     guard let run = machine.start(root: root, waiter: waiter, onEnd: onEnd, at: now) else {
       return nil
     }
-    withMutation(keyPath: \.state) {}
+    stateChanged(from: phase)
     stateChanged(publishing: machine.state, at: now)
     // The task comes after every observer heard of the start: a change handler or an observer
     // that cancelled or reset the run there leaves no task, and the operation is never called.
@@ -575,7 +603,7 @@ public final class TaskRunner {
       // Observers of states alone never read an estimate: none is computed for them.
       let ending =
         !registry.hasFrameListeners
-        ? RunTiming.Estimate.unknown
+        ? ActiveRate.Estimate.unknown
         : timing.flatMap { timing in
           let active = first?.phase.isActive == true ? first : state.phase.isActive ? state : nil
           return active?.progress.map { timing.estimate(for: $0, at: now) }
@@ -650,14 +678,14 @@ public final class TaskRunner {
   }
 
   /// The estimate as of the last frame, computed now if the frame left it to whoever reads it.
-  private func currentEstimate() -> RunTiming.Estimate {
+  private func currentEstimate() -> ActiveRate.Estimate {
     estimate.current { self.machine.estimate(at: $0) ?? .unknown }
   }
 
   /// An update for renderers; an active state carries `estimate`, or else the runner's own.
   private func update(
     _ reason: ProgressUpdate.Reason, state: RunState? = nil, at now: Duration,
-    estimate: RunTiming.Estimate? = nil
+    estimate: ActiveRate.Estimate? = nil
   ) -> ProgressUpdate {
     let state = state ?? machine.state
     // A state of an ended run carries no estimate.

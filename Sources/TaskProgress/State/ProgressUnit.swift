@@ -76,9 +76,26 @@ public struct ProgressUnit: Hashable, Sendable, CustomStringConvertible {
 
   /// Formats a rate: `24.5 it/s`, `1.2k files/s`, `512 B/s`, `12.3 MB/s` or `11.7 MiB/s`.
   ///
-  /// - Parameter unitsPerSecond: The rate; negative, NaN and infinite rates are shown as 0.
+  /// Given the progress the rate was estimated for, the rate is shown in what it measures: bytes
+  /// per second for a run that counts bytes done (in this unit's multiples when it is a byte
+  /// unit, else decimal ones), files per second for one that counts files done, else this unit.
+  /// A runner's ``TaskRunner/throughput`` and a ``ProgressUpdate``'s are estimated that way; format
+  /// an update's with its ``ProgressUpdate/unit`` and ``ProgressUpdate/lastProgress``:
+  ///
+  /// ```swift
+  /// if let rate = runner.throughput {
+  ///   print(runner.unit.format(throughput: rate, of: runner.lastProgress))  // "52.0 MB/s"
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - unitsPerSecond: The rate; negative, NaN and infinite rates are shown as 0.
+  ///   - progress: The progress the rate was estimated for; `nil`, the default, for a rate in
+  ///     this unit.
   /// - Returns: The rate with its unit per second.
-  public func format(throughput unitsPerSecond: Double) -> String {
+  public func format(throughput unitsPerSecond: Double, of progress: RunProgress? = nil) -> String {
+    let unit = progress.map(rateUnit(of:)) ?? self
+    guard unit == self else { return unit.format(throughput: unitsPerSecond) }
     let rate = unitsPerSecond.isFinite ? max(unitsPerSecond, 0) : 0
     switch kind {
     case .items(let name): return ProgressUnit.itemRate(rate) + " " + name + "/s"
@@ -98,6 +115,12 @@ public struct ProgressUnit: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension ProgressUnit {
+  /// The unit the rate of `progress` is in, for a run whose counts are in this unit: as
+  /// ``ProgressMeasure/rate(of:)`` decides, this unit when the progress counts nothing.
+  package func rateUnit(of progress: RunProgress) -> ProgressUnit {
+    ProgressMeasure.rate(of: progress)?.unit(given: self) ?? self
+  }
+
   /// What an item is called in a rate when it has no name of its own.
   static let defaultItemName = "it"
 

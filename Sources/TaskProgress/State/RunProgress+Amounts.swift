@@ -118,21 +118,3 @@ extension RunProgress {
     return min(max(shown, completed), total)
   }
 }
-
-extension ProgressUnit {
-  /// The unit the counts beside the bar and the rate of `progress` are shown in: bytes when its
-  /// run counts bytes (in this unit's multiples when it is a byte unit, else decimal), `files`
-  /// when it counts files, else this unit.
-  ///
-  /// - Parameter progress: A run's progress.
-  /// - Returns: The unit to format the counts and the rate with.
-  public func measuring(_ progress: RunProgress) -> ProgressUnit {
-    if progress.completedByteCount != nil || progress.totalByteCount != nil {
-      return isBytes ? self : .bytes
-    }
-    if progress.completedFileCount != nil || progress.totalFileCount != nil {
-      return .items(named: "files")
-    }
-    return self
-  }
-}

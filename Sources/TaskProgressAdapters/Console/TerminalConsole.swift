@@ -117,7 +117,7 @@ public final class TerminalConsole {
   /// ```
   public var isInteractive: Bool {
     guard let input, isatty(input) == 1 else { return false }
-    return output.capabilities.isInteractive && output.capabilities.supportsEscapeSequences
+    return output.capabilities.redrawing == .anyRows
   }
 
   /// Puts the input in raw mode and hides the cursor, on the alternate screen if asked.
@@ -155,7 +155,7 @@ public final class TerminalConsole {
         bytes[Int(VTIME)] = 0
       }
     }
-    if output.capabilities.isInteractive && output.capabilities.supportsEscapeSequences {
+    if output.capabilities.redrawing == .anyRows {
       state.sequence = onAlternateScreen ? .alternateScreen : .cursorHidden
     }
     // Recorded before anything changes, so that a signal in between finds what to restore.

@@ -53,7 +53,7 @@ struct RunLog: Identifiable {
       bytes: (position?.completedByteCount, position?.totalByteCount),
       files: (position?.completedFileCount, position?.totalFileCount),
       throughput: update.throughput,
-      throughputUnit: update.rateUnit,
+      throughputUnit: position.map(update.unit.rateUnit(of:)),
       eta: update.estimatedTimeRemaining,
       elapsed: state.phase == .idle ? nil : runStart.map { update.time - $0 },
       message: position?.message, error: state.error.map { String(describing: $0) })

@@ -97,15 +97,17 @@ struct ProgressLine: Equatable {
     /// A run that reports only a fraction has no rate; an indeterminate one has no total and no
     /// time left, and a rate only when it counts.
     static func forRun(_ progress: RunProgress, unit: ProgressUnit) -> Reservation {
-      let unit = unit.measuring(progress)
-      let counts = RunLines.shownCounts(progress, finished: false)
+      let rateUnit = unit.rateUnit(of: progress)
+      let counts = ProgressMeasure.counts(of: progress)
       switch (progress.fractionCompleted, counts) {
       case (.some, .some(let counts)) where counts.total != nil:
-        let columns = countsColumns(total: counts.total ?? 0, unit: unit)
+        let columns = countsColumns(
+          total: counts.total ?? 0, unit: counts.measure.unit(given: unit))
         return Reservation(
-          counts: columns + (counts.measure == .files ? 6 : 0), rate: rateColumns(unit), eta: 11)
+          counts: columns + (counts.measure == .files ? 6 : 0), rate: rateColumns(rateUnit),
+          eta: 11)
       case (_, .some):
-        return Reservation(rate: rateColumns(unit), eta: status)
+        return Reservation(rate: rateColumns(rateUnit), eta: status)
       default:
         return Reservation(eta: status)
       }

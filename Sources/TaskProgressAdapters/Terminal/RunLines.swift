@@ -30,14 +30,16 @@ struct RunLines {
   /// What the room kept after the bar depends on, besides the unit.
   private struct Kind: Equatable {
     var isDeterminate: Bool
-    var measure: RunLines.Measure?
+    var counts: ProgressMeasure?
     var total: Int?
+    var rate: ProgressMeasure?
 
     init(_ progress: RunProgress) {
       isDeterminate = progress.fractionCompleted != nil
-      let counts = RunLines.shownCounts(progress, finished: false)
-      measure = counts?.measure
+      let counts = ProgressMeasure.counts(of: progress)
+      self.counts = counts?.measure
       total = counts?.total
+      rate = ProgressMeasure.rate(of: progress)
     }
   }
 
@@ -113,7 +115,7 @@ struct RunLines {
       line.percentCounts = RunLines.percentCounts(progress)
       line.eta = update.estimatedTimeRemaining.map { "ETA " + TerminalFormat.remaining($0) }
     }
-    line.rate = update.throughput.map { unit.measuring(progress).format(throughput: $0) }
+    line.rate = update.throughput.map { unit.format(throughput: $0, of: progress) }
     return line
   }
 
@@ -237,42 +239,13 @@ struct RunLines {
     return ProgressLine.Counts(completed: completed, total: total)
   }
 
-  /// What the counts beside the bar measure.
-  enum Measure: Equatable {
-    /// The bytes the run's reporters counted.
-    case bytes
-    /// The files the run's reporters counted.
-    case files
-    /// The units that weight the fraction.
-    case units
-  }
-
-  /// The counts shown beside the bar, and what they measure.
-  ///
-  /// They are the bytes the run counted, else its files, else its units as the fraction stands
-  /// for them
-  /// (``/TaskProgress/RunProgress/completedCountForDisplay``), so that the counts agree with the
-  /// percentage and the bar; the whole total once `finished`. `nil` when there are none.
-  static func shownCounts(
-    _ progress: RunProgress, finished: Bool
-  ) -> (completed: Int, total: Int?, measure: Measure)? {
-    if progress.completedByteCount != nil || progress.totalByteCount != nil {
-      return (progress.completedByteCount ?? 0, progress.totalByteCount, .bytes)
-    }
-    if progress.completedFileCount != nil || progress.totalFileCount != nil {
-      return (progress.completedFileCount ?? 0, progress.totalFileCount, .files)
-    }
-    guard let completed = progress.completedCountForDisplay else { return nil }
-    guard let total = progress.totalCount else { return (completed, nil, .units) }
-    return (finished ? total : completed, total, .units)
-  }
-
   /// The counts beside the bar as text: `26/50` items, `1.2 GB / 3.4 GB` or `3/24 files`.
   ///
-  /// Without a total: `26`, `1.2 GB` or `3 files`. Bytes show in `unit`'s multiples when it is a byte unit, else in decimal ones.
+  /// Without a total: `26`, `1.2 GB` or `3 files`. Bytes show in `unit`'s multiples when it is
+  /// a byte unit, else in decimal ones.
   static func countsText(_ progress: RunProgress, finished: Bool, unit: ProgressUnit) -> String? {
-    guard let counts = shownCounts(progress, finished: finished) else { return nil }
-    let unit = unit.measuring(progress)
+    guard let counts = ProgressMeasure.counts(of: progress, finished: finished) else { return nil }
+    let unit = counts.measure.unit(given: unit)
     let text =
       counts.total.map { unit.format(completed: counts.completed, of: $0) }
       ?? unit.format(counts.completed)

@@ -81,7 +81,7 @@ final class TerminalDrawer {
       !isOpen || lines.closes || !lines.above.isEmpty || !lines.printed.isEmpty
         || lines.area != rows || lastSize != size
     else { return }
-    let escapes = output.capabilities.supportsEscapeSequences
+    let escapes = output.capabilities.redrawing == .anyRows
     // From the start of the area's first row, each line in the place of one of its rows.
     var text = "\r" + (rows.count > 1 ? "\u{1B}[\(rows.count - 1)A" : "")
     var row = 0

@@ -115,7 +115,7 @@ public final class TerminalGroupRenderer: GroupRenderer {
   /// Whether the output redraws in place: an interactive terminal that takes escape sequences,
   /// which an area of more than one row needs.
   private var drawsInPlace: Bool {
-    drawer.output.capabilities.supportsEscapeSequences
+    drawer.output.capabilities.redrawing == .anyRows
   }
 
   /// Handles one event of the group: draws on `.frame`, keeps the rest for it.

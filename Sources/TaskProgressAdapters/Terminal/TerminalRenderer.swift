@@ -49,10 +49,10 @@ public final class TerminalRenderer: ProgressRenderer {
     self.plain = PlainWriter(output: output)
   }
 
-  /// Whether the bar is redrawn in place: on an interactive terminal, even one without escape
-  /// sequences, as one row needs none.
+  /// Whether the bar is redrawn in place: on any terminal, even one without escape sequences, as
+  /// one row needs none.
   private var drawsInPlace: Bool {
-    drawer.output.capabilities.isInteractive
+    drawer.output.capabilities.redrawing != .never
   }
 
   /// Draws one update from the runner.

@@ -480,4 +480,37 @@ struct LogFileRendererTests {
     #expect(try String(contentsOf: url, encoding: .utf8).isEmpty)
     #expect(log.lastError?.code == EBADF)
   }
+
+  /// A run that expects its bytes and completes units logs its rate in the run's units: no
+  /// `throughputUnit` says bytes.
+  @Test func aRunThatExpectsBytesAndCompletesUnitsLogsItsRateInUnits() async throws {
+    let url = try temporaryFolder().appendingPathComponent("run.log")
+    let log = try LogFileRenderer(path: url.path, label: "hash", wallClock: steppingClock())
+    let harness = Harness(animation: .instant)
+    let token = harness.runner.attach(log)
+    let held = Locked<TaskRunner.Reporter?>(nil)
+    let started = Latch()
+    let proceed = Latch()
+    harness.runner.start { reporter in
+      held.withLock { $0 = reporter }
+      started.open()
+      await proceed.wait()
+    }
+    await started.wait(for: "the operation to start")
+    let reporter = try #require(held.withLock { $0 })
+    reporter.report(totalCount: 1_000)
+    reporter.expect(bytes: 1_050_000_000)
+    for _ in 0..<8 {
+      reporter.complete(count: 38)
+      harness.clock.advance(by: .seconds(1))
+    }
+    proceed.open()
+    await harness.recorder.waitForTerminalState()
+    token.cancel()
+    let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+    let rated = lines.filter { $0.contains("\"throughput\":") }
+    #expect(!rated.isEmpty, "\(lines)")
+    #expect(rated.allSatisfy { $0.contains("\"unit\":\"items\"") }, "\(rated)")
+    #expect(!lines.contains { $0.contains("throughputUnit") }, "\(lines)")
+  }
 }

@@ -75,16 +75,14 @@ final class MemoryTerminal: TerminalOutput {
 extension TerminalCapabilities {
   /// A UTF-8 terminal without colour.
   static let interactiveUnicode = TerminalCapabilities(
-    isInteractive: true, supportsEscapeSequences: true, supportsUnicode: true, supportsColor: false)
+    redrawing: .anyRows, supportsUnicode: true, supportsColor: false)
   /// A colour UTF-8 terminal.
   static let interactiveColor = TerminalCapabilities(
-    isInteractive: true, supportsEscapeSequences: true, supportsUnicode: true, supportsColor: true)
+    redrawing: .anyRows, supportsUnicode: true, supportsColor: true)
   /// A terminal in the C locale.
   static let interactiveASCII = TerminalCapabilities(
-    isInteractive: true, supportsEscapeSequences: true, supportsUnicode: false, supportsColor: false
-  )
+    redrawing: .anyRows, supportsUnicode: false, supportsColor: false)
   /// `TERM=dumb`.
   static let dumb = TerminalCapabilities(
-    isInteractive: true, supportsEscapeSequences: false, supportsUnicode: false,
-    supportsColor: false)
+    redrawing: .currentRow, supportsUnicode: false, supportsColor: false)
 }

@@ -156,4 +156,35 @@ struct CountsBesideTheBarTests {
     harness.runner.cancel()
     token.cancel()
   }
+
+  /// A run that expects its bytes, then completes units in a first stage, shows its bytes beside
+  /// the bar and its rate in units: only its units move.
+  @Test func aRunThatExpectsBytesAndCompletesUnitsShowsItsRateInUnits() async {
+    let harness = Harness(animation: .instant)
+    let terminal = MemoryTerminal(columns: 100)
+    let token = harness.runner.attach(TerminalRenderer(label: "Hash", output: terminal))
+    var steps: [Step] = [
+      { root, _ in
+        root.report(totalCount: 1_000)
+        root.expect(bytes: 1_050_000_000)
+      }
+    ]
+    for _ in 0..<6 {
+      steps.append { root, _ in root.complete(count: 38) }
+    }
+    var lines: [String] = []
+    await play(harness, steps) { _ in
+      harness.clock.advance(by: .milliseconds(900))  // a second a step: 38 units a second
+      if let line = terminal.redraws.last { lines.append(line) }
+    }
+    // Everything after the bar: the counts stay bytes, the rate nears 38 units a second.
+    #expect(
+      lines.map { String($0.split(separator: "▏").last ?? "") } == [
+        "   0%  0 B / 1.1 GB", "   3%  0 B / 1.1 GB", "   7%  0 B / 1.1 GB",
+        "  11%  0 B / 1.1 GB  34.2 it/s  ETA 0:26", "  15%  0 B / 1.1 GB  35.2 it/s  ETA 0:25",
+        "  19%  0 B / 1.1 GB  35.8 it/s  ETA 0:23", "  22%  0 B / 1.1 GB  36.1 it/s  ETA 0:22",
+      ])
+    harness.runner.cancel()
+    token.cancel()
+  }
 }

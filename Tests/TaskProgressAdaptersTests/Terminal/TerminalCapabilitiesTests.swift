@@ -15,7 +15,10 @@ struct TerminalCapabilitiesTests {
   @Test func aPipeGetsNothingWhateverTheEnvironmentSays() {
     let detected = TerminalCapabilities.detect(
       isTerminal: false, environment: ["TERM": "xterm", "LANG": "en_US.UTF-8"])
-    #expect(!detected.isInteractive && !detected.supportsEscapeSequences && !detected.supportsColor)
+    #expect(detected.redrawing == .never && !detected.supportsColor)
+    #expect(
+      detected
+        == TerminalCapabilities(redrawing: .never, supportsUnicode: true, supportsColor: true))
   }
 
   @Test(arguments: [
@@ -24,7 +27,7 @@ struct TerminalCapabilitiesTests {
   func noColorAndDumbTerminalsGetNoColour(environment: [String: String]) {
     let detected = TerminalCapabilities.detect(isTerminal: true, environment: environment)
     #expect(!detected.supportsColor)
-    #expect(detected.supportsEscapeSequences == (environment["TERM"] != "dumb"))
+    #expect(detected.redrawing == (environment["TERM"] == "dumb" ? .currentRow : .anyRows))
   }
 
   @Test func anEmptyNoColorDoesNotCount() {
@@ -42,5 +45,23 @@ struct TerminalCapabilitiesTests {
     #expect(
       TerminalCapabilities.detect(isTerminal: true, environment: environment).supportsUnicode
         == unicode)
+  }
+
+  @Test(arguments: [
+    (false, "xterm", TerminalCapabilities.Redrawing.never), (false, "dumb", .never),
+    (true, "dumb", .currentRow), (true, "xterm", .anyRows), (true, "", .anyRows),
+  ])
+  func aTerminalRedrawsOneRowAndOneWithEscapeSequencesAnyRows(
+    isTerminal: Bool, term: String, redrawing: TerminalCapabilities.Redrawing
+  ) {
+    let detected = TerminalCapabilities.detect(isTerminal: isTerminal, environment: ["TERM": term])
+    #expect(detected.redrawing == redrawing)
+    #expect(detected.supportsColor == (redrawing == .anyRows))
+  }
+
+  @Test func colourNeedsEscapeSequences() {
+    let dumb = TerminalCapabilities(
+      redrawing: .currentRow, supportsUnicode: true, supportsColor: true)
+    #expect(!dumb.supportsColor)
   }
 }

@@ -65,7 +65,7 @@ struct TaskRunnerLastProgressTests {
     let end = updates.last { $0.reason == .stateChanged }
     #expect(end?.state == .finished)
     #expect(end?.lastProgress?.completedByteCount == 1_000_000_000)
-    #expect(end?.rateUnit == .bytes)
+    #expect(end?.unit.format(throughput: 52_000_000, of: end?.lastProgress) == "52.0 MB/s")
     #expect(updates.first?.lastProgress == nil)  // idle
     token.cancel()
   }

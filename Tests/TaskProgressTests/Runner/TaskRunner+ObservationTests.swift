@@ -115,4 +115,92 @@ struct TaskRunnerObservationTests {
     proceed.open()
     await harness.recorder.waitForTerminalState()
   }
+
+  /// Counts the times Observation invalidates what `read` reads, tracking it again after each,
+  /// within the change that invalidated it, so that no later change is missed.
+  @MainActor
+  private final class Invalidations {
+    private let read: @MainActor () -> Void
+    private(set) var count = 0
+
+    init(of read: @escaping @MainActor () -> Void) {
+      self.read = read
+      track()
+    }
+
+    private func track() {
+      withObservationTracking {
+        read()
+      } onChange: {
+        MainActor.assumeIsolated {
+          self.count += 1
+          self.track()
+        }
+      }
+    }
+  }
+
+  /// The recorded phases, each once for each time the runner went into it.
+  private func phaseChanges(_ harness: Harness) -> [RunPhase] {
+    harness.recorder.phases.reduce(into: []) { changes, phase in
+      if changes.last != phase { changes.append(phase) }
+    }
+  }
+
+  /// Runs 25 items, one frame each, with a pause after the tenth when `pausing`.
+  private func runTwentyFiveItems(on harness: Harness, pausing: Bool) async {
+    let began = (0..<25).map { _ in Latch() }
+    let proceed = (0..<25).map { _ in Latch() }
+    harness.runner.start(over: Array(0..<25)) { item in
+      began[item].open()
+      await proceed[item].wait()
+    }
+    await began[0].wait(for: "item 0 to begin")
+    for item in 0..<25 {
+      proceed[item].open()
+      if item < 24 {
+        // The next item begins once this one's report is made.
+        await began[item + 1].wait(for: "item \(item + 1) to begin")
+      }
+      harness.clock.advance(by: frame)
+      if pausing && item == 9 {
+        harness.runner.pause()
+        harness.clock.advance(by: frame * 3)
+        harness.runner.resume()
+      }
+    }
+    await harness.waitForEnd()
+    harness.clock.advance(by: frame)
+  }
+
+  @Test func aViewThatReadsOnlyIsActiveOrThePhaseIsInvalidatedOnlyWhenThePhaseChanges() async {
+    let harness = Harness()
+    let runner = harness.runner
+    let state = Invalidations { _ = runner.state }
+    let phase = Invalidations { _ = runner.phase }
+    let isActive = Invalidations { _ = runner.isActive }
+    await runTwentyFiveItems(on: harness, pausing: false)
+    #expect(phaseChanges(harness) == [.idle, .running, .finished])
+    #expect(harness.recorder.states.count >= 27)
+    // Every frame's progress invalidates the state; the phase changed twice.
+    #expect(state.count >= 26)
+    #expect(phase.count == 2)
+    #expect(isActive.count == 2)
+  }
+
+  @Test func aPauseAndAResumeArePhaseChangesToo() async {
+    let harness = Harness()
+    let runner = harness.runner
+    let phase = Invalidations { _ = runner.phase }
+    let isActive = Invalidations { _ = runner.isActive }
+    let isPaused = Invalidations { _ = runner.isPaused }
+    await runTwentyFiveItems(on: harness, pausing: true)
+    #expect(phaseChanges(harness) == [.idle, .running, .paused, .running, .finished])
+    #expect(phase.count == 4)
+    #expect(isActive.count == 4)
+    #expect(isPaused.count == 4)
+    runner.reset()
+    #expect(phase.count == 5)
+    #expect(runner.phase == .idle)
+  }
 }

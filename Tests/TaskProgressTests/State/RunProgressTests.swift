@@ -116,13 +116,4 @@ struct RunProgressTests {
         == RunProgress(completed: 3, of: 10))
     #expect(RunProgress.zero.withByteCount(completed: -4, total: nil).completedByteCount == 0)
   }
-
-  @Test func aUnitMeasuresWhatTheCountsBesideTheBarCount() {
-    let bytes = RunProgress.zero.withByteCount(completed: 1, total: nil)
-    let files = RunProgress.zero.withFileCount(completed: nil, total: 3)
-    #expect(ProgressUnit.items.measuring(bytes) == .bytes)
-    #expect(ProgressUnit.binaryBytes.measuring(bytes) == .binaryBytes)
-    #expect(ProgressUnit.items.measuring(files) == .items(named: "files"))
-    #expect(ProgressUnit.bytes.measuring(.zero) == .bytes)
-  }
 }
