@@ -69,7 +69,7 @@ package struct SlotList<Element: Identifiable> {
   /// Marks the element `id`, or takes its mark away; does nothing when it is not in the list.
   package mutating func setMarked(_ id: ID, _ marked: Bool) {
     guard let slot = slotsByID[id] else { return }
-    let index = markedSlots.insertionIndex(of: slot)
+    let index = markedSlots.partitioningIndex { $0 >= slot }
     let isMarked = index < markedSlots.count && markedSlots[index] == slot
     if marked && !isMarked {
       markedSlots.insert(slot, at: index)
@@ -84,7 +84,7 @@ package struct SlotList<Element: Identifiable> {
     guard let slot = slotsByID.removeValue(forKey: id) else { return nil }
     let element = slots[slot]
     slots[slot] = nil
-    let index = markedSlots.insertionIndex(of: slot)
+    let index = markedSlots.partitioningIndex { $0 >= slot }
     if index < markedSlots.count && markedSlots[index] == slot {
       markedSlots.remove(at: index)
     }
@@ -134,19 +134,3 @@ package struct SlotList<Element: Identifiable> {
 }
 
 extension SlotList: Sendable where Element: Sendable, ID: Sendable {}
-
-extension [Int] {
-  /// The index of the first element not less than `value`, in this ascending array.
-  fileprivate func insertionIndex(of value: Int) -> Int {
-    var (low, high) = (0, count)
-    while low < high {
-      let middle = (low + high) / 2
-      if self[middle] < value {
-        low = middle + 1
-      } else {
-        high = middle
-      }
-    }
-    return low
-  }
-}

@@ -141,7 +141,7 @@ public final class TaskRunner {
   }
 
   /// Whether an operation is running and not paused; observed with ``phase``.
-  public var isRunning: Bool {
+  package var isRunning: Bool {
     phase == .running
   }
 

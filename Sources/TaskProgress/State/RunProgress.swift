@@ -92,8 +92,8 @@ public struct RunProgress: Hashable, Sendable {
     RunProgress(indeterminateCompleted: completed.map { max($0, 0) }, message: message)
   }
 
-  /// A determinate progress with nothing done yet.
-  public static let zero = RunProgress(fractionCompleted: 0)
+  /// A determinate progress with nothing done yet; `0` as a literal.
+  package static let zero = RunProgress(fractionCompleted: 0)
 
   /// Whether the amount of work is unknown.
   public var isIndeterminate: Bool { fractionCompleted == nil }

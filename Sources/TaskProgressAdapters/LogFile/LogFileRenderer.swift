@@ -62,9 +62,11 @@ public final class LogFileRenderer: ProgressRenderer {
   ///   permission, a FIFO that no process is reading (rather than waiting for one).
   public convenience init(
     path: String, label: String = "",
-    wallClock: @escaping @Sendable () -> Duration = LogFileRenderer.systemTime
+    wallClock: (@Sendable () -> Duration)? = nil
   ) throws(LogFileError) {
-    try self.init(path: path, label: label, wallClock: wallClock, syncFile: { fsync($0) })
+    try self.init(
+      path: path, label: label, wallClock: wallClock ?? LogFileRenderer.systemTime,
+      syncFile: { fsync($0) })
   }
 
   /// Opens `path` as ``init(path:label:wallClock:)`` does, with `syncFile` in place of
@@ -122,7 +124,7 @@ public final class LogFileRenderer: ProgressRenderer {
   }
 
   /// The system's real-time clock, as time since 1970-01-01T00:00:00Z.
-  public nonisolated static func systemTime() -> Duration {
+  nonisolated static func systemTime() -> Duration {
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
     return .seconds(Int64(now.tv_sec)) + .nanoseconds(Int64(now.tv_nsec))
