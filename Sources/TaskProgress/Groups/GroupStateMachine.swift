@@ -2,8 +2,8 @@
 /// the summary, when the group settles, and what each change must publish out.
 ///
 /// A plain value that tests drive without a main actor. Each event rewrites the state and returns
-/// an action of its own, or `nil` when it changes nothing. The machine follows no runner, reads
-/// no clock and calls no observer: ``TaskRunnerGroup`` follows the runners, passes in their
+/// an action of its own, or `nil` when it changes nothing. The machine listens to no runner, reads
+/// no clock and calls no observer: ``TaskRunnerGroup`` listens to the runners, passes in their
 /// updates and the time, and carries out the actions.
 struct GroupStateMachine {
   typealias Member = TaskRunnerGroup.Member
@@ -13,12 +13,12 @@ struct GroupStateMachine {
   /// What the machine keeps of a member between frames.
   struct Entry: Identifiable, Sendable {
     let member: Member
-    /// The follow registration, which the group cancels when the member leaves.
+    /// The listening registration, which the group cancels when the member leaves.
     var token: ObservationToken?
     /// The latest update the runner delivered, or a stand-in for its state until the first.
     var latest = ProgressUpdate(
       reason: .stateChanged, state: .idle, displayedProgress: 0, time: .zero)
-    /// Whether the runner's first update, the one it gives at once when followed, has come.
+    /// Whether the runner's first update, the one it gives at once when listened to, has come.
     var hasJoined = false
     /// Whether it joined from a queue that has yet to start it: counted as waiting while idle.
     var joinsWaiting: Bool
@@ -161,8 +161,9 @@ struct GroupStateMachine {
     return true
   }
 
-  /// The group follows the member `id` through `token`, which it cancels when the member leaves.
-  mutating func followed(_ id: Member.ID, through token: ObservationToken) {
+  /// The group listens to the member `id` through `token`, which it cancels when the member
+  /// leaves.
+  mutating func listening(to id: Member.ID, through token: ObservationToken) {
     members[id]?.token = token
   }
 
@@ -218,7 +219,7 @@ struct GroupStateMachine {
 
   /// What the group does when a member leaves.
   struct LeaveAction {
-    /// The member's follow registration, to cancel; renderers hear that it left.
+    /// The member's listening registration, to cancel; renderers hear that it left.
     var token: ObservationToken?
   }
 

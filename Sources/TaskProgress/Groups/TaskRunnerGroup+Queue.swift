@@ -179,9 +179,9 @@ struct QueueRetry: Sendable {
     self.clock = clock
   }
 
-  /// Performs `item`, and again after each failure but a cancellation, while retries are left.
+  /// Tries `item`, and again after each failure but a cancellation, while retries are left.
   @concurrent
-  func perform<Item: Sendable>(
+  func attempt<Item: Sendable>(
     _ item: Item, reporter: TaskRunner.Reporter,
     _ perform: @Sendable (Item, TaskRunner.Reporter) async throws -> Void
   ) async throws {

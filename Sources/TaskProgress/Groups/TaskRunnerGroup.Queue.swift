@@ -264,7 +264,7 @@ extension TaskRunnerGroup {
       // The runner calls back once its observers, the group first, heard of the end.
       let onEnd: @MainActor (RunState) -> Void = { [weak self] in self?.itemEnded(index, as: $0) }
       let started = runner.start(onEnd: onEnd) { reporter in
-        try await retry.perform(item, reporter: reporter, perform)
+        try await retry.attempt(item, reporter: reporter, perform)
       }
       if !started {
         // A run that someone else started on the item's runner stands for the item.

@@ -83,7 +83,7 @@ public final class TaskRunnerGroup {
     self.frames = time.ticker.register(self, every: self.updateInterval)
   }
 
-  /// Stops following the runners and detaches every renderer; the runners go on.
+  /// Stops listening to the runners and detaches every renderer; the runners go on.
   isolated deinit {
     frames.map(time.ticker.remove)
     // Renderers draw the group as it is, not as it was at the last frame, before they detach.
@@ -171,7 +171,7 @@ public final class TaskRunnerGroup {
   /// Adds the members a queue appends, waiting, telling Observation of them once rather than
   /// once each; those in the group already are passed over.
   ///
-  /// Each is followed as it joins, inside the one mutation: what its renderers and observers do
+  /// Each is listened to as it joins, inside the one mutation: what its renderers and observers do
   /// when they hear of it finds it counted and summed up, like any member.
   func insertWaiting(_ members: some Sequence<Member>) {
     withMutation(keyPath: \.members) {
@@ -181,16 +181,16 @@ public final class TaskRunnerGroup {
     }
   }
 
-  /// Adds a member and follows its runner; the caller tells Observation.
+  /// Adds a member and listens to its runner; the caller tells Observation.
   private func join(_ member: Member, waiting: Bool) {
     guard machine.join(member, waiting: waiting) else { return }
     // The first call comes at once, with the runner's current state: the member's `.joined`.
     // The callback holds the member's identity, not the member: the runner holds the callback.
     let id = member.id
-    let token = member.runner.follow { [weak self] update in
+    let token = member.runner.listen { [weak self] update in
       self?.memberUpdated(id, update)
     }
-    machine.followed(id, through: token)
+    machine.listening(to: id, through: token)
   }
 
   /// Takes in a member's update, and carries out what the machine says.

@@ -56,7 +56,7 @@ struct RunStateMachine: Sendable {
 
   /// What a frame read of the active run's reporters: the inputs of
   /// ``RunStateMachine/reportsRead(_:at:)``.
-  struct Reading: Sendable {
+  struct ReportsRead: Sendable {
     /// The root's progress, or `nil` when writers kept it from a consistent reading.
     var progress: RunProgress?
     /// The status text, when it changed since the version the state shows.
@@ -223,7 +223,7 @@ struct RunStateMachine: Sendable {
   ///
   /// - Returns: The state the runner now shows, running or paused with the new progress, or
   ///   `nil` when no run is active or it did not change.
-  mutating func reportsRead(_ reading: Reading, at now: Duration) -> RunState? {
+  mutating func reportsRead(_ reading: ReportsRead, at now: Duration) -> RunState? {
     guard reading.progress != nil || reading.message != nil else { return nil }
     return active?.modify { run in
       if let message = reading.message {
@@ -280,7 +280,7 @@ struct RunStateMachine: Sendable {
   ///   - now: The time on the runner's clock.
   /// - Returns: The end to carry out, or `nil` when `run` is not the active run.
   mutating func operationEnded(
-    _ run: RunID, with result: Result<Void, any Error>, lastReading: Reading,
+    _ run: RunID, with result: Result<Void, any Error>, lastReading: ReportsRead,
     sourceCancelled: Bool = false, at now: Duration
   ) -> RunEnd? {
     guard activeReporters?.id == run else { return nil }

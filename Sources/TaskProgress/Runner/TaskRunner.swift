@@ -275,8 +275,8 @@ public final class TaskRunner {
   }
 
   /// Calls `handler` with every update renderers get, starting with the current state, for as
-  /// long as the token lives: how a group follows its runners.
-  func follow(_ handler: @escaping @MainActor (ProgressUpdate) -> Void) -> ObservationToken {
+  /// long as the token lives: how a group listens to its runners.
+  func listen(_ handler: @escaping @MainActor (ProgressUpdate) -> Void) -> ObservationToken {
     registry.add(initial: update(.stateChanged, at: time.now()), cancelsOnRelease: true, handler)
   }
 
@@ -532,10 +532,10 @@ public final class TaskRunner {
   /// - Returns: What the machine takes in.
   private func read(
     _ root: ProgressNode, since messageVersion: UInt64, final: Bool
-  ) -> RunStateMachine.Reading {
+  ) -> RunStateMachine.ReportsRead {
     let signals = root.signals
     signals.markFrame()
-    return RunStateMachine.Reading(
+    return RunStateMachine.ReportsRead(
       progress: final ? root.readAnyway() : root.readChanges(),
       message: signals.messages.read(ifChangedSince: messageVersion))
   }

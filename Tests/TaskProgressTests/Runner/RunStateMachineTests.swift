@@ -73,11 +73,11 @@ struct RunStateMachineTests {
           outcome: $0.outcome)
       } ?? .none
     }
-    func read(_ reading: RunStateMachine.Reading) -> Outcome {
+    func read(_ reading: RunStateMachine.ReportsRead) -> Outcome {
       machine.reportsRead(reading, at: .zero).map(Outcome.publish) ?? .none
     }
     func operationEnded(
-      _ run: RunID, _ result: Result<Void, any Error>, last: RunStateMachine.Reading = .init(),
+      _ run: RunID, _ result: Result<Void, any Error>, last: RunStateMachine.ReportsRead = .init(),
       sourceCancelled: Bool = false
     ) -> Outcome {
       ended(
