@@ -5,9 +5,6 @@
 /// units to bytes or from a fraction to counts, starts the estimate again. The stopwatch and the
 /// estimator are an ``ActiveRate``; this type adds what a run measures.
 struct RunTiming: Sendable {
-  /// A run's speed and the time it has left: the name the group's own timing still uses.
-  typealias Estimate = ActiveRate.Estimate
-
   /// The run's active time, running from its start and stopped while paused, and its rate.
   private var rate: ActiveRate
   /// What the estimator's positions measure; `nil` until the run reports progress.
@@ -52,13 +49,13 @@ struct RunTiming: Sendable {
   }
 
   /// The run's speed and time remaining at `now`, for its latest progress.
-  func estimate(for progress: RunProgress, at now: Duration) -> Estimate {
+  func estimate(for progress: RunProgress, at now: Duration) -> ActiveRate.Estimate {
     guard let reading = ProgressMeasure.position(of: progress), reading.measure == measure else {
       return .unknown
     }
     let estimate = rate.estimate(remaining: reading.remaining, at: now)
     // A rate of fractions a second means nothing to a reader: only the time left is shown.
     guard reading.measure == .fraction else { return estimate }
-    return Estimate(throughput: nil, timeRemaining: estimate.timeRemaining)
+    return ActiveRate.Estimate(throughput: nil, timeRemaining: estimate.timeRemaining)
   }
 }

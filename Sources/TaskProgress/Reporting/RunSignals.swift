@@ -10,6 +10,8 @@ final class RunSignals: Sendable {
   /// Whether the run was cancelled; read by ``TaskRunner/Reporter/isCancelled``.
   @usableFromInline let cancelled = Atomic<Bool>(false)
   /// Whether the run is paused: checkpoints and the `over:` loops wait while it is.
+  ///
+  /// Written through ``setPaused(_:)`` only; see ``isPaused``.
   @usableFromInline let paused = Atomic<Bool>(false)
   /// The tasks waiting for the run to resume.
   private let pauseWaiters = Locked(PauseWaiters())
@@ -56,7 +58,14 @@ final class RunSignals: Sendable {
     cancelled.load(ordering: .relaxed)
   }
 
-  /// Whether the run is paused.
+  /// Whether the run is paused, as reporters on any thread read it.
+  ///
+  /// It mirrors the runner's own answer, the active run's ``RunTiming/isPaused`` in its
+  /// ``RunStateMachine``, which reporters can't read from other threads. The runner alone writes
+  /// it, from the ``RunStateMachine/PauseChange`` values the machine returns: at a pause, at a
+  /// resume, and back to `false` when the operation ends the run while paused, so that the tasks
+  /// still waiting at a checkpoint go on. A cancelled run keeps the value and wakes its waiters
+  /// through ``cancel()`` instead. A standalone reporter, which no runner reads, is never paused.
   @inlinable
   var isPaused: Bool {
     paused.load(ordering: .relaxed)
@@ -69,6 +78,8 @@ final class RunSignals: Sendable {
   }
 
   /// Pauses or resumes the run; resuming wakes the tasks waiting at checkpoints.
+  ///
+  /// Only the runner calls it, with what its machine answered (see ``isPaused``).
   func setPaused(_ isPaused: Bool) {
     paused.store(isPaused, ordering: .relaxed)
     if !isPaused {

@@ -63,10 +63,21 @@ struct RunStateMachine: Sendable {
     var message: (version: UInt64, text: String?)?
   }
 
-  /// What the runner carries out after a pause or a resume.
-  struct PauseChange: Sendable {
+  /// What the runner carries out after a pause or a resume: the change for the run's reporters,
+  /// then the state to publish.
+  struct PauseAction: Sendable {
     /// The state to publish.
     let state: RunState
+    /// What the run's reporters are told, before the state is published.
+    let change: PauseChange
+  }
+
+  /// A new value for the reporters' mirror of whether their run is paused
+  /// (``RunSignals/isPaused``), which the machine answers with the run's ``RunTiming/isPaused``.
+  ///
+  /// The runner writes the mirror from these only: at a pause, at a resume, and when an
+  /// operation ends its run while paused.
+  struct PauseChange: Sendable {
     /// Whether the run's reporters now wait at their checkpoints.
     let isPaused: Bool
     /// The run's reporters, to tell.
@@ -77,8 +88,8 @@ struct RunStateMachine: Sendable {
   struct RunEnd: Sendable {
     /// The run that ended.
     let run: ActiveRun
-    /// Whether the runner ended it, so that its task and reporters are cancelled; otherwise its
-    /// operation ended, and tasks of the run still waiting at a checkpoint go on, to find it over.
+    /// Whether the runner ended it, so that its task and reporters are cancelled, which wakes
+    /// the tasks waiting while paused; otherwise its operation ended.
     let cancelsTask: Bool
     /// The states to publish, in order.
     let states: EndStates
@@ -87,6 +98,9 @@ struct RunStateMachine: Sendable {
     /// The run's timing after its last report, when the operation ended it: what the estimate
     /// of that last report comes from.
     var timing: RunTiming? = nil
+    /// The resume of the run's reporters, when its operation ended it while paused: the tasks
+    /// of the run still waiting at a checkpoint go on, to find it over.
+    var release: PauseChange? = nil
 
     /// Whether the sources the run's reporters mirror are cancelled once the states are
     /// published, so that the work behind them stops too; otherwise they are only let go of.
@@ -243,11 +257,12 @@ struct RunStateMachine: Sendable {
   ///
   /// - Parameter now: The time on the runner's clock, from which the run's rate stops counting.
   /// - Returns: The paused state, or `nil` when no run is running (none, or paused already).
-  mutating func pause(at now: Duration) -> PauseChange? {
+  mutating func pause(at now: Duration) -> PauseAction? {
     guard active?.timing.isPaused == false else { return nil }
     return active?.modify { run in
       run.timing.pause(at: now)
-      return PauseChange(state: run.state, isPaused: true, signals: run.root.signals)
+      return PauseAction(
+        state: run.state, change: PauseChange(isPaused: true, signals: run.root.signals))
     }
   }
 
@@ -255,11 +270,12 @@ struct RunStateMachine: Sendable {
   ///
   /// - Parameter now: The time on the runner's clock, from which the run's rate counts again.
   /// - Returns: The running state, or `nil` when no run is paused.
-  mutating func resume(at now: Duration) -> PauseChange? {
+  mutating func resume(at now: Duration) -> PauseAction? {
     guard active?.timing.isPaused == true else { return nil }
     return active?.modify { run in
       run.timing.resume(at: now)
-      return PauseChange(state: run.state, isPaused: false, signals: run.root.signals)
+      return PauseAction(
+        state: run.state, change: PauseChange(isPaused: false, signals: run.root.signals))
     }
   }
 
@@ -295,9 +311,13 @@ struct RunStateMachine: Sendable {
     case .failure(let error):
       current = error is CancellationError ? .cancelled : .failed(error)
     }
+    // A run ended while paused lets go of the tasks waiting at its checkpoints; one that was
+    // running has none.
+    let release =
+      ended.timing.isPaused ? PauseChange(isPaused: false, signals: ended.root.signals) : nil
     return RunEnd(
       run: ended, cancelsTask: false, states: EndStates(lastReport, then: state), outcome: state,
-      timing: ended.timing)
+      timing: ended.timing, release: release)
   }
 
   /// Cancels the active run, or only `run` when given and still active.

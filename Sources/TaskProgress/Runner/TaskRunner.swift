@@ -421,8 +421,8 @@ public final class TaskRunner {
   /// Does nothing unless the state is `.running`.
   public func pause() {
     let now = time.now()
-    guard let change = transition({ $0.pause(at: now).map(TaskRunner.apply) }) else { return }
-    stateChanged(publishing: change.state, at: now)
+    guard let action = transition({ $0.pause(at: now).map(TaskRunner.apply) }) else { return }
+    stateChanged(publishing: action.state, at: now)
   }
 
   /// Resumes the paused run.
@@ -431,8 +431,8 @@ public final class TaskRunner {
   /// nothing unless the state is `.paused`.
   public func resume() {
     let now = time.now()
-    guard let change = transition({ $0.resume(at: now).map(TaskRunner.apply) }) else { return }
-    stateChanged(publishing: change.state, at: now)
+    guard let action = transition({ $0.resume(at: now).map(TaskRunner.apply) }) else { return }
+    stateChanged(publishing: action.state, at: now)
   }
 
   /// Cancels the active run.
@@ -473,9 +473,17 @@ public final class TaskRunner {
 
   /// Tells the run's reporters of a pause or a resume, before Observation hears of it: a change
   /// handler that resumes at once then leaves the reporters as the state says.
-  private static func apply(_ change: RunStateMachine.PauseChange) -> RunStateMachine.PauseChange {
+  private static func apply(_ action: RunStateMachine.PauseAction) -> RunStateMachine.PauseAction {
+    mirror(action.change)
+    return action
+  }
+
+  /// Writes the machine's answer to whether a run is paused to its reporters' mirror.
+  ///
+  /// The one place the runner writes ``RunSignals/isPaused``. A resume lets the tasks waiting at
+  /// the run's checkpoints go on.
+  private static func mirror(_ change: RunStateMachine.PauseChange) {
     change.signals.setPaused(change.isPaused)
-    return change
   }
 
   /// A run's operation, on the pool, and how it ended.
@@ -557,8 +565,9 @@ public final class TaskRunner {
     if end.cancelsTask {
       signals.cancel()  // wakes the tasks waiting while paused, to find the run cancelled
       end.run.task?.cancel()
-    } else {
-      signals.setPaused(false)  // the tasks still waiting at a checkpoint go on
+    }
+    if let release = end.release {
+      TaskRunner.mirror(release)
     }
     stateChanged(publishing: end.states.last, after: end.states.first, at: now, ending: end.timing)
     for waiter in end.run.waiters {

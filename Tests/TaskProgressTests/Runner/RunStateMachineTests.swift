@@ -28,9 +28,11 @@ struct RunStateMachineTests {
     case publish(RunState)
     /// Tell the reporters whether they wait at checkpoints, and publish the state.
     case setPaused(Bool, RunState)
-    /// End the run with this number: cancel its task or let its paused tasks go on, publish the
-    /// states, and answer waiters with the outcome.
-    case end(UInt64, cancelsTask: Bool, states: [RunState], outcome: RunState)
+    /// End the run with this number: cancel its task or not, write `mirror` to the reporters'
+    /// mirror of the pause unless it is `nil`, publish the states, and answer waiters with the
+    /// outcome.
+    case end(
+      UInt64, cancelsTask: Bool, mirror: Bool? = nil, states: [RunState], outcome: RunState)
     case publishIdle
   }
 
@@ -69,8 +71,8 @@ struct RunStateMachineTests {
     func ended(_ end: RunStateMachine.RunEnd?) -> Outcome {
       end.map {
         .end(
-          $0.run.id.rawValue, cancelsTask: $0.cancelsTask, states: $0.states.inOrder,
-          outcome: $0.outcome)
+          $0.run.id.rawValue, cancelsTask: $0.cancelsTask, mirror: $0.release?.isPaused,
+          states: $0.states.inOrder, outcome: $0.outcome)
       } ?? .none
     }
     func read(_ reading: RunStateMachine.ReportsRead) -> Outcome {
@@ -108,9 +110,10 @@ struct RunStateMachineTests {
       case .publishIdle: return .publishIdle
       case .endRunAndPublishIdle(let end): return ended(end)
       }
-    case .pause: return machine.pause(at: .zero).map { .setPaused($0.isPaused, $0.state) } ?? .none
+    case .pause:
+      return machine.pause(at: .zero).map { .setPaused($0.change.isPaused, $0.state) } ?? .none
     case .resume:
-      return machine.resume(at: .zero).map { .setPaused($0.isPaused, $0.state) } ?? .none
+      return machine.resume(at: .zero).map { .setPaused($0.change.isPaused, $0.state) } ?? .none
     }
   }
 
@@ -121,7 +124,10 @@ struct RunStateMachineTests {
     let zero = wrap(0)
     let isPaused = zero.phase == .paused
     func end(_ cancels: Bool, _ states: [RunState], _ outcome: RunState) -> Outcome {
-      .end(2, cancelsTask: cancels, states: states, outcome: outcome)
+      // An operation that ends a paused run resumes its reporters; a cancel wakes them instead.
+      .end(
+        2, cancelsTask: cancels, mirror: isPaused && !cancels ? false : nil, states: states,
+        outcome: outcome)
     }
     return [
       .start: (.rejectStart, zero),
@@ -256,6 +262,37 @@ struct RunStateMachineTests {
   }
 
   static let scan = RunProgress.zero.withMessage("scan")
+
+  @Test func aRunEndedWhilePausedReleasesTheTasksWaitingAtItsCheckpoints() throws {
+    var machine = RunStateMachine()
+    let run = try #require(Self.start(&machine))
+    let paused = machine.pause(at: .seconds(1))
+    let pause = try #require(paused)
+    #expect(pause.change.isPaused)
+    let ended = machine.operationEnded(
+      run, with: .success(()), lastReading: .init(), at: .seconds(2))
+    let end = try #require(ended)
+    let release = try #require(end.release)
+    #expect(release.isPaused == false)
+    #expect(release.signals === end.run.root.signals)
+    #expect(release.signals === pause.change.signals)
+    #expect(end.cancelsTask == false)
+    #expect(end.states.inOrder == [.finished])
+  }
+
+  @Test func aRunEndedWhileRunningOrCancelledLeavesItsPauseMirrorAlone() throws {
+    var machine = RunStateMachine()
+    let running = try #require(Self.start(&machine))
+    let failed = machine.operationEnded(
+      running, with: .failure(TestError()), lastReading: .init(), at: .zero)
+    #expect(try #require(failed).release == nil)
+    #expect(Self.start(&machine) != nil)
+    #expect(machine.pause(at: .zero) != nil)
+    // The cancel wakes the waiting tasks itself, to find the run cancelled.
+    let cancelled = machine.cancel()
+    #expect(try #require(cancelled).cancelsTask)
+    #expect(try #require(cancelled).release == nil)
+  }
 
   @Test func pausedTimeIsLeftOutOfTheRateAtEveryPause() {
     var machine = RunStateMachine()
