@@ -18,7 +18,8 @@ import TaskProgress
 /// ``minimumBarCells``, so that the bar keeps one width while the message changes; a message
 /// longer than its room is cut with `…`. The line never wraps: when it is too narrow, the message
 /// shrinks first, down to ``shortestMessage`` columns and then away, then the other parts go in
-/// this order: rate, ETA, counts, label, `paused`; then the bar shrinks, down to 3 cells. Widths are counted in terminal columns, so a label or a message in
+/// this order: rate, ETA, counts, label, `paused`; then the bar shrinks, down to 3 cells, and
+/// below that the row is cut. Widths are counted in terminal columns, so a label or a message in
 /// Japanese takes the room it really takes.
 struct ProgressLine: Equatable {
   /// How a finished line ends.
@@ -56,7 +57,8 @@ struct ProgressLine: Equatable {
   /// The status text of the work, shown last; control characters in it are shown as spaces.
   var message: String?
   /// Whether the message takes all the room it needs while the bar keeps its minimum, rather
-  /// than half of the room the bar could take: a summary's counts per phase.
+  /// than half of the room the bar could take, and the rate and the time left give way to it
+  /// where it does not fit whole beside them: a summary's counts per phase.
   var prefersWholeMessage = false
   /// With ``prefersWholeMessage``, the columns the message keeps even while it is shorter: the
   /// widest it was, so that the bar does not widen and narrow as the text changes.
@@ -151,11 +153,68 @@ struct ProgressLine: Equatable {
   /// The fewest columns a cut message is shown in; with less room it is left out.
   static let shortestMessage = 4
 
-  /// The line, at most `width - 1` columns wide (the last column is left free, so that terminals
-  /// that wrap on it do not scroll), and the status when it does not fit after the bar: then it
-  /// goes on a line of its own, whole, rather than squeezing the bar.
-  func rendered(width: Int, unicode: Bool, color: Bool) -> (line: String, overflow: String?) {
-    laidOut(width: width, unicode: unicode).joined(color: color)
+  /// Where a status too long for a row of its own goes.
+  enum LongStatus {
+    /// On its row, whole, for the terminal to wrap: a reason is read in full.
+    case whole
+    /// On its row, cut to the row with `…`, so that the row is redrawn like any other.
+    case cut
+  }
+
+  /// The line as a terminal `columns` wide shows it: a row at most `columns - 1` wide, and the
+  /// row of its status when that does not fit after the bar.
+  ///
+  /// The last column is left free, so that terminals that wrap on it do not scroll, and a row
+  /// redrawn in place never wraps. A status that does not fit after the bar goes on a row of its
+  /// own rather than squeezing the bar, whole or cut as `longStatus` says when it is longer than
+  /// a row. A line that ``prefersWholeMessage`` shows its message whole rather than the rate and
+  /// the time left, when it cannot show all three. At widths too small for the shortest bar, the
+  /// row is cut, with no ellipsis.
+  ///
+  /// - Parameters:
+  ///   - columns: The terminal's width.
+  ///   - capabilities: Whether the bar is drawn in Unicode blocks and the status coloured.
+  ///   - longStatus: Where a status longer than a row goes.
+  /// - Returns: The line's row, and the row of its status when that does not fit after the bar.
+  func fitted(
+    columns: Int, capabilities: TerminalCapabilities, longStatus: LongStatus
+  ) -> (line: String, overflow: String?) {
+    let room = max(columns - 1, 0)
+    let unicode = capabilities.supportsUnicode
+    var line = self
+    if longStatus == .cut, let status, TerminalFormat.columns(status.text) > room {
+      line.status = status.cut(toColumns: room, ellipsis: unicode ? "…" : "...")
+    }
+    var layout = line.laidOut(width: columns, unicode: unicode)
+    if line.prefersWholeMessage, !layout.showsWholeMessage, line.rate != nil || line.eta != nil {
+      line.rate = nil
+      line.eta = nil
+      line.reserved.rate = 0
+      line.reserved.eta = 0
+      layout = line.laidOut(width: columns, unicode: unicode)
+    }
+    // Colour adds escape sequences but no columns: the layout is measured without it.
+    let color = capabilities.supportsColor && line.status != nil
+    let statusRowFits = longStatus == .whole || layout.statusColumns <= room
+    // Most lines: the layout added their columns up, and they fit.
+    if let added = layout.columns, added <= room, statusRowFits {
+      return layout.joined(color: color)
+    }
+    let plain = layout.joined(color: false)
+    let colored = color ? layout.joined(color: true) : plain
+    let first =
+      (layout.columns ?? TerminalFormat.columns(plain.line)) <= room
+      ? colored.line : ProgressLine.clipped(plain.line, columns: columns)
+    let overflow = plain.overflow.map { overflow in
+      statusRowFits
+        ? colored.overflow ?? overflow : ProgressLine.clipped(overflow, columns: columns)
+    }
+    return (first, overflow)
+  }
+
+  /// `text` cut to a row of a terminal `columns` wide, `columns - 1` columns, with no ellipsis.
+  static func clipped(_ text: String, columns: Int) -> String {
+    TerminalFormat.truncated(text, toColumns: max(columns - 1, 0), ellipsis: "")
   }
 
   /// A line laid out for a width: everything but the status, and where the status goes.
@@ -172,6 +231,8 @@ struct ProgressLine: Equatable {
     let columns: Int?
     /// The columns of the status, or 0 for none: what its own row takes when it does not fit.
     let statusColumns: Int
+    /// Whether the line shows its message whole, or has none to show.
+    let showsWholeMessage: Bool
 
     /// The line and its overflow row, with the status coloured when `color`.
     ///
@@ -192,7 +253,9 @@ struct ProgressLine: Equatable {
     }
   }
 
-  /// Lays the line out for `width`, as ``rendered(width:unicode:color:)`` shows it.
+  /// Lays the line out for `width`, as ``fitted(columns:capabilities:longStatus:)`` shows it
+  /// before any cut: at most `width - 1` columns wide unless even a bar of 3 cells does not fit,
+  /// with the status after the bar only where it fits.
   func laidOut(width: Int, unicode: Bool) -> Layout {
     let room = max(width - 1, 1)
     var label = self.label
@@ -300,6 +363,7 @@ struct ProgressLine: Equatable {
     let measured = lineColumns ?? columns(ProgressLine.text(extra: 0, writeParts))
     // What follows the parts: the message, whole or cut, or the status, if it fits.
     var tail: String?
+    var showsWholeMessage = (message ?? "").isEmpty
     var total: Int? = measured
     var statusColumns = 0
     var statusFits = false
@@ -316,6 +380,7 @@ struct ProgressLine: Equatable {
       let messageColumns = columns(message)
       if messageColumns <= left {
         tail = message
+        showsWholeMessage = true
         total = TerminalFormat.startsCleanly(message) ? measured + 2 + messageColumns : nil
       } else if left >= ProgressLine.shortestMessage {
         let ellipsis = unicode ? "…" : "..."
@@ -340,7 +405,7 @@ struct ProgressLine: Equatable {
     }
     return Layout(
       line: line, status: status.map { ($0, statusFits) }, columns: total,
-      statusColumns: statusColumns)
+      statusColumns: statusColumns, showsWholeMessage: showsWholeMessage)
   }
 
   /// Writes a bar of `cells` cells between its ends: filled to `fraction`, or, without one, a
@@ -434,6 +499,18 @@ private struct LineSink {
         filled += block
       }
       count += total
+    }
+  }
+}
+
+extension ProgressLine.Status {
+  /// The status with its text cut to `width` columns.
+  fileprivate func cut(toColumns width: Int, ellipsis: String) -> ProgressLine.Status {
+    let text = TerminalFormat.truncated(self.text, toColumns: width, ellipsis: ellipsis)
+    switch self {
+    case .success: return .success(text)
+    case .failure: return .failure(text)
+    case .note: return .note(text)
     }
   }
 }

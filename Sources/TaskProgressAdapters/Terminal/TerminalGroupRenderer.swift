@@ -376,19 +376,25 @@ public final class TerminalGroupRenderer: GroupRenderer {
     let labelCap = max((columns - 1) / 3, 1)
     let width = min(labelColumns, labelCap)
 
-    var area = barLines.map { fitted(aligned($0, labelWidth: width), columns: columns).line }
+    // Every line, in the area and above it, takes one row of the screen: a status longer than
+    // a row is cut to one.
+    let capabilities = drawer.output.capabilities
+    func fitted(_ line: ProgressLine) -> (line: String, overflow: String?) {
+      line.fitted(columns: columns, capabilities: capabilities, longStatus: .cut)
+    }
+    var area = barLines.map { fitted(aligned($0, labelWidth: width)).line }
     if hidden > 0 && rows > summaryRows {
-      let ellipsis = drawer.output.capabilities.supportsUnicode ? "…" : "..."
-      area.append(clipped("\(ellipsis) \(hidden) more", columns: columns))
+      let ellipsis = capabilities.supportsUnicode ? "…" : "..."
+      area.append(ProgressLine.clipped("\(ellipsis) \(hidden) more", columns: columns))
     }
     if let summaryLine {
-      area.append(fittedSummary(aligned(summaryLine, labelWidth: width), columns: columns))
+      area.append(fitted(aligned(summaryLine, labelWidth: width)).line)
     }
     var above: [String] = []
     above.reserveCapacity(finalLines.count)
     for line in finalLines {
       let labelWidth = min(max(width, TerminalFormat.columns(line.label)), labelCap)
-      let rows = fitted(aligned(line, labelWidth: labelWidth), columns: columns)
+      let rows = fitted(aligned(line, labelWidth: labelWidth))
       above.append(rows.line)
       if let overflow = rows.overflow {
         above.append(overflow)
@@ -408,59 +414,6 @@ public final class TerminalGroupRenderer: GroupRenderer {
     }
     line.reserved = reserved.merged(with: line)
     return line
-  }
-
-  /// The summary line fitted to `columns`: when its counts per phase do not fit whole, the rate
-  /// and the time left give way to them.
-  private func fittedSummary(_ line: ProgressLine, columns: Int) -> String {
-    let text = fitted(line, columns: columns).line
-    guard let counts = line.message, line.rate != nil || line.eta != nil,
-      !text.contains(counts)
-    else { return text }
-    var shorter = line
-    shorter.rate = nil
-    shorter.eta = nil
-    shorter.reserved.rate = 0
-    shorter.reserved.eta = 0
-    return fitted(shorter, columns: columns).line
-  }
-
-  /// The row a line takes at `columns`, at most `columns - 1` wide, and the row of its status
-  /// when that goes on a row of its own.
-  ///
-  /// A final line whose status does not fit after its bar takes a second row (cut with `…` when
-  /// it is longer than a row). At widths too small for the bar, the rows are cut.
-  private func fitted(_ line: ProgressLine, columns: Int) -> (line: String, overflow: String?) {
-    let room = max(columns - 1, 0)
-    let capabilities = drawer.output.capabilities
-    var line = line
-    if let status = line.status, TerminalFormat.columns(status.text) > room {
-      let ellipsis = capabilities.supportsUnicode ? "…" : "..."
-      line.status = status.cut(toColumns: room, ellipsis: ellipsis)
-    }
-    // Colour adds escape sequences but no columns: the layout is measured without it.
-    // One layout for both: colour changes only the status.
-    let layout = line.laidOut(width: columns, unicode: capabilities.supportsUnicode)
-    let color = capabilities.supportsColor && line.status != nil
-    // Most lines: the layout added their columns up, and they fit. The status was cut to a row.
-    if let added = layout.columns, added <= room, layout.statusColumns <= room {
-      return layout.joined(color: color)
-    }
-    let plain = layout.joined(color: false)
-    let colored = color ? layout.joined(color: true) : plain
-    let first =
-      (layout.columns ?? TerminalFormat.columns(plain.line)) <= room
-      ? colored.line : clipped(plain.line, columns: columns)
-    let overflow = plain.overflow.map { overflow in
-      layout.statusColumns <= room
-        ? colored.overflow ?? overflow : clipped(overflow, columns: columns)
-    }
-    return (first, overflow)
-  }
-
-  /// `text` cut to `columns - 1` columns, with no ellipsis.
-  private func clipped(_ text: String, columns: Int) -> String {
-    TerminalFormat.truncated(text, toColumns: max(columns - 1, 0), ellipsis: "")
   }
 
   /// The summary line, when the renderer has one and the group has members, as of a frame that
@@ -527,17 +480,5 @@ extension ProgressLine.Reservation {
     merged.eta = max(eta, line.reserved.eta, columns(line.eta))
     merged.message = message || line.reserved.message || line.message != nil
     return merged
-  }
-}
-
-extension ProgressLine.Status {
-  /// The status with its text cut to `width` columns.
-  fileprivate func cut(toColumns width: Int, ellipsis: String) -> ProgressLine.Status {
-    let text = TerminalFormat.truncated(self.text, toColumns: width, ellipsis: ellipsis)
-    switch self {
-    case .success: return .success(text)
-    case .failure: return .failure(text)
-    case .note: return .note(text)
-    }
   }
 }

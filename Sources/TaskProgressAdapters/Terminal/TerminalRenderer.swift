@@ -114,11 +114,12 @@ public final class TerminalRenderer: ProgressRenderer {
     }
   }
 
+  /// The row a line takes at the terminal's size, and its status whole on a row of its own
+  /// when it does not fit after the bar.
   private func rendered(
     _ line: ProgressLine, size: TerminalDrawer.Size
   ) -> (line: String, overflow: String?) {
-    let capabilities = drawer.output.capabilities
-    return line.rendered(
-      width: size.columns, unicode: capabilities.supportsUnicode, color: capabilities.supportsColor)
+    line.fitted(
+      columns: size.columns, capabilities: drawer.output.capabilities, longStatus: .whole)
   }
 }

@@ -7,7 +7,16 @@ import Testing
 @Suite("Progress line")
 struct ProgressLineTests {
   private func render(_ line: ProgressLine, width: Int, unicode: Bool = true) -> String {
-    line.rendered(width: width, unicode: unicode, color: false).line
+    fit(line, width: width, unicode: unicode).line
+  }
+
+  /// `line` fitted to a terminal `width` wide, as the one-bar renderer fits it.
+  private func fit(
+    _ line: ProgressLine, width: Int, unicode: Bool = true, color: Bool = false
+  ) -> (line: String, overflow: String?) {
+    let capabilities = TerminalCapabilities(
+      redrawing: .anyRows, supportsUnicode: unicode, supportsColor: color)
+    return line.fitted(columns: width, capabilities: capabilities, longStatus: .whole)
   }
 
   @Test func eighthBlocksGiveSubCellPrecision() {
@@ -107,11 +116,11 @@ struct ProgressLineTests {
     var line = ProgressLine(label: "Task", barFraction: 0.4, percentFraction: 0.4, counts: "4/10")
     line.reserved = .forRun(RunProgress(completed: 0, of: 10), unit: .items)
     line.status = .failure("failed after 1.0s: the server closed the connection unexpectedly")
-    let (text, overflow) = line.rendered(width: 60, unicode: true, color: false)
+    let (text, overflow) = fit(line, width: 60)
     #expect(overflow == "failed after 1.0s: the server closed the connection unexpectedly")
     #expect(text.hasSuffix("  40%  4/10"))
     line.status = .failure("failed: timeout")
-    let (fitting, none) = line.rendered(width: 60, unicode: true, color: false)
+    let (fitting, none) = fit(line, width: 60)
     #expect(none == nil)
     #expect(fitting.hasSuffix("4/10  failed: timeout"))
   }
@@ -161,8 +170,8 @@ struct ProgressLineTests {
     for status in statuses {
       line.status = status
       let layout = line.laidOut(width: 60, unicode: true)
-      let plain = line.rendered(width: 60, unicode: true, color: false)
-      let colored = line.rendered(width: 60, unicode: true, color: true)
+      let plain = fit(line, width: 60)
+      let colored = fit(line, width: 60, color: true)
       #expect(layout.joined(color: false) == plain)
       #expect(layout.joined(color: true) == colored)
       // The escapes wrap the status alone: without them, the coloured line is the plain one.
@@ -186,7 +195,7 @@ struct ProgressLineTests {
     var line = ProgressLine(label: "Task", barFraction: 1, percentFraction: 1)
     line.reserved = .forRun(RunProgress(fractionCompleted: 1), unit: .items)
     line.status = .success("done in 59.9s")
-    let (text, overflow) = line.rendered(width: 60, unicode: true, color: false)
+    let (text, overflow) = fit(line, width: 60)
     #expect(overflow == nil)
     #expect(text.hasSuffix(" 100%  done in 59.9s"))
   }
@@ -207,7 +216,7 @@ struct ProgressLineTests {
       var line = ProgressLine(
         label: "Label", barFraction: 0.3, percentFraction: 0.3, counts: "3/10")
       line.status = .note("cancelled after 2.0s")
-      let (text, _) = line.rendered(width: width, unicode: true, color: false)
+      let (text, _) = line.laidOut(width: width, unicode: true).joined(color: false)
       #expect(text.hasPrefix("▕"))
     }
   }
@@ -326,5 +335,151 @@ struct ProgressLineTests {
     #expect(
       ProgressLine.Reservation.forRun(0.5, unit: .items)
         == .init(eta: ProgressLine.Reservation.status))
+  }
+
+  // MARK: - Fitting a terminal's width
+
+  /// Lines as the renderers fit them: a live one with a message, a wide one, a paused one, and
+  /// final ones whose status is short, longer than the room after the bar, longer than a row,
+  /// wide, or begins with a mark.
+  private static let linesToFit: [ProgressLine] = {
+    var live = ProgressLine(
+      label: "Heavy task", barFraction: 0.52, percentFraction: 0.52, counts: "26/50")
+    live.rate = "24.8 it/s"
+    live.eta = "ETA 0:01"
+    live.message = "Hashing IMG_0042.jpg"
+    live.reserved = .forRun(RunProgress(completed: 26, of: 50), unit: .items)
+    live.reserved.message = true
+    var wide = live
+    wide.label = "重いタスク"
+    wide.message = "写真を処理しています：京都の休日の四十二枚目"
+    var paused = live
+    paused.isPaused = true
+    var indeterminate = ProgressLine(label: "Scan", indeterminatePosition: 0.5, counts: "12")
+    indeterminate.reserved = .forRun(.indeterminate(completed: 12), unit: .items)
+    var lines = [live, wide, paused, indeterminate]
+    let statuses: [ProgressLine.Status] = [
+      .success("done in 2.6s"), .note("cancelled after 1.2s"),
+      .failure("failed after 1.0s: the server closed the connection unexpectedly"),
+      .failure("failed after 1.0s: " + String(repeating: "ディスクがいっぱいです", count: 6)),
+      .failure("\u{301}failed: timeout"),
+    ]
+    for status in statuses {
+      var final = live
+      final.rate = nil
+      final.eta = nil
+      final.message = nil
+      final.status = status
+      lines.append(final)
+    }
+    return lines
+  }()
+
+  /// `text` without the escapes that colour a status, taken out scalar by scalar: a status that
+  /// begins with a mark joins the escape's last letter into one character.
+  private func uncoloured(_ text: String) -> String {
+    var scalars = Array(text.unicodeScalars)
+    for escape in ["\u{1B}[32m", "\u{1B}[31m", "\u{1B}[0m"].map({ Array($0.unicodeScalars) }) {
+      while let range = scalars.firstRange(of: escape) {
+        scalars.removeSubrange(range)
+      }
+    }
+    return String(String.UnicodeScalarView(scalars))
+  }
+
+  @Test(arguments: [ProgressLine.LongStatus.whole, .cut])
+  func everyRowFitsFromOneTo120ColumnsAndTheStatusGoesWhereThePolicySays(
+    longStatus: ProgressLine.LongStatus
+  ) {
+    let capabilities: [TerminalCapabilities] = [
+      .init(redrawing: .anyRows, supportsUnicode: true, supportsColor: true),
+      .init(redrawing: .currentRow, supportsUnicode: false, supportsColor: false),
+    ]
+    for columns in 1...120 {
+      for terminal in capabilities {
+        for line in Self.linesToFit {
+          let (row, overflow) = line.fitted(
+            columns: columns, capabilities: terminal, longStatus: longStatus)
+          let plainRow = uncoloured(row)
+          let context = "\(columns), \(longStatus): \(plainRow) / \(overflow ?? "nil")"
+          #expect(TerminalFormat.columns(plainRow) <= columns - 1, "\(context)")
+          // Too narrow for the bar, the row is the line cut, not laid out anew.
+          let laidOut = line.laidOut(width: columns, unicode: terminal.supportsUnicode)
+          #expect(laidOut.joined(color: false).line.hasPrefix(plainRow), "\(context)")
+          guard let status = line.status?.text else {
+            #expect(overflow == nil, "\(context)")
+            continue
+          }
+          guard let overflow else {
+            // A status stays after the bar only where it fits.
+            #expect(plainRow.hasSuffix("  " + status), "\(context)")
+            continue
+          }
+          #expect(!plainRow.contains(status), "\(context)")
+          let plainOverflow = uncoloured(overflow)
+          if longStatus == .whole || TerminalFormat.columns(status) <= columns - 1 {
+            #expect(plainOverflow == status, "\(context)")
+          } else {
+            let ellipsis = terminal.supportsUnicode ? "…" : "..."
+            #expect(
+              plainOverflow
+                == TerminalFormat.truncated(status, toColumns: columns - 1, ellipsis: ellipsis),
+              "\(context)")
+            #expect(TerminalFormat.columns(plainOverflow) <= columns - 1, "\(context)")
+          }
+        }
+      }
+    }
+  }
+
+  @Test func aLongStatusIsWrittenWholeOrCutToARow() {
+    var line = ProgressLine(label: "Task", barFraction: 1, percentFraction: 1, counts: "10/10")
+    line.status = .failure("failed after 1.0s: the server closed the connection unexpectedly")
+    let terminal = TerminalCapabilities(
+      redrawing: .anyRows, supportsUnicode: true, supportsColor: false)
+    let whole = line.fitted(columns: 40, capabilities: terminal, longStatus: .whole)
+    let cut = line.fitted(columns: 40, capabilities: terminal, longStatus: .cut)
+    #expect(whole.line == "Task ▕████████████████████▏ 100%  10/10")
+    #expect(cut.line == whole.line)
+    #expect(whole.overflow == "failed after 1.0s: the server closed the connection unexpectedly")
+    #expect(cut.overflow == "failed after 1.0s: the server closed t…")
+    // Colour wraps the cut status, as it wraps a whole one.
+    let coloured = line.fitted(
+      columns: 40,
+      capabilities: .init(redrawing: .anyRows, supportsUnicode: true, supportsColor: true),
+      longStatus: .cut)
+    #expect(coloured.overflow == "\u{1B}[31mfailed after 1.0s: the server closed t…\u{1B}[0m")
+  }
+
+  @Test func tooNarrowForTheBarTheRowIsCutWithNoEllipsis() {
+    var line = ProgressLine(label: "Task", barFraction: 0.3, percentFraction: 0.3, counts: "3/10")
+    line.status = .note("cancelled")
+    let terminal = TerminalCapabilities(
+      redrawing: .anyRows, supportsUnicode: true, supportsColor: false)
+    let rows = [1, 2, 6, 10, 11].map {
+      line.fitted(columns: $0, capabilities: terminal, longStatus: .whole)
+    }
+    #expect(rows.map(\.line) == ["", "▕", "▕▉  ▏", "▕▉  ▏  30", "▕▉  ▏  30%"])
+    #expect(rows.allSatisfy { $0.overflow == "cancelled" })
+  }
+
+  @Test func aSummaryShowsItsCountsPerPhaseWholeBeforeTheRateAndTheETA() {
+    var line = ProgressLine(
+      label: "Total", barFraction: 0.5, percentFraction: 0.5, counts: "100/200")
+    line.rate = "12.0 it/s"
+    line.eta = "ETA 0:04"
+    line.message = "3 running, 5 waiting, 1 failed"
+    line.prefersWholeMessage = true
+    line.reserved = .forRun(RunProgress(completed: 100, of: 200), unit: .items)
+    let terminal = TerminalCapabilities(
+      redrawing: .anyRows, supportsUnicode: true, supportsColor: false)
+    let fitted = { (columns: Int) in
+      line.fitted(columns: columns, capabilities: terminal, longStatus: .cut).line
+    }
+    #expect(fitted(120).hasSuffix("  100/200  12.0 it/s  ETA 0:04  3 running, 5 waiting, 1 failed"))
+    #expect(fitted(80).hasSuffix("▏  50%  100/200  3 running, 5 waiting, 1 failed"))
+    #expect(TerminalFormat.columns(fitted(80)) <= 79)
+    // Where the counts per phase do not fit even so, they are cut as any message.
+    #expect(fitted(40) == "Total ▕█████     ▏  50%  100/200  3 ru…")
   }
 }

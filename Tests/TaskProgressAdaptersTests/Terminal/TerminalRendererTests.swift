@@ -65,6 +65,23 @@ struct TerminalRendererTests {
     #expect(frames.allSatisfy { $0.count <= 19 })
   }
 
+  @Test(arguments: 1...12)
+  func onATerminalTooNarrowForTheBarEveryRowIsCutAndTheStatusWrittenWhole(columns: Int) async {
+    for capabilities in [TerminalCapabilities.interactiveUnicode, .interactiveASCII, .dumb] {
+      let terminal = await play(columns: columns, capabilities: capabilities)
+      // Scalar by scalar: an empty row's `\r` and `\n` make one character.
+      let scalars = terminal.output.unicodeScalars
+      let frames = scalars.split(separator: "\r", omittingEmptySubsequences: false).dropFirst()
+        .map { String(String.UnicodeScalarView($0.prefix { $0 != "\n" && $0 != "\u{1B}" })) }
+      #expect(!frames.isEmpty)
+      for frame in frames {
+        #expect(TerminalFormat.columns(frame) <= columns - 1, "\(columns): \(frame)")
+      }
+      let rows = String(String.UnicodeScalarView(scalars.filter { $0 != "\r" }))
+      #expect(rows.contains("\ndone in 1.2s\n"))
+    }
+  }
+
   @Test func at200ColumnsTheBarFillsTheLineAndKeepsItsWidth() async {
     let terminal = await play(columns: 200, capabilities: .interactiveUnicode) { script in
       script.counts = (1...40).map { $0 * 25 }
