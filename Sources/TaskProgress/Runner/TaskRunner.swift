@@ -126,7 +126,7 @@ public final class TaskRunner {
   /// The phase of ``state``: idle, running, paused, or how the last run ended.
   ///
   /// Observation reports its changes apart from those of ``state``: a view that reads only the
-  /// phase, or ``isActive``, ``isRunning`` and ``isPaused``, which derive from it, is
+  /// phase, or ``isActive`` and ``isPaused``, which derive from it, is
   /// invalidated when the phase changes, not on every frame of a run's progress. Reading
   /// `state.phase` reads the whole state, which changes with every new progress.
   ///
