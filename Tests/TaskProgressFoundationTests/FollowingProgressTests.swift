@@ -256,7 +256,7 @@ struct FollowingProgressTests {
     progress.cancel()
     harness.clock.advance(by: frame)
     #expect(restarted)
-    #expect(runner.isRunning)
+    #expect(runner.phase == .running)
     token.cancel()
     run.proceed.open()
     next.open()

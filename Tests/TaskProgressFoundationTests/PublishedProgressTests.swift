@@ -225,7 +225,7 @@ struct PublishedProgressTests {
     // The handlers' calls that follow find the run as it is and change nothing.
     await callHandler(progress.pausingHandler, of: publisher)
     await callHandler(progress.resumingHandler, of: publisher)
-    #expect(runner.isRunning)
+    #expect(runner.phase == .running)
     #expect(!progress.isPaused)
     run.proceed.open()
   }
@@ -309,12 +309,12 @@ struct PublishedProgressTests {
     let run = await HeldRun.start(on: runner)
     run.reporter.report(completed: 1, of: 4)
     harness.clock.advance(by: frame)
-    #expect(runner.isRunning)
+    #expect(runner.phase == .running)
     #expect(publisher.progress.totalUnitCount == -1)
     #expect(publisher.phase == .ended)
     // And once it has come, still.
     await callHandler(publisher.progress.cancellationHandler, of: publisher)
-    #expect(runner.isRunning)
+    #expect(runner.phase == .running)
     run.proceed.open()
   }
 

@@ -140,11 +140,6 @@ public final class TaskRunner {
     return machine.state.phase
   }
 
-  /// Whether an operation is running and not paused; observed with ``phase``.
-  package var isRunning: Bool {
-    phase == .running
-  }
-
   /// Whether a run is under way, running or paused; observed with ``phase``.
   ///
   /// While it is, ``start(priority:_:)`` starts nothing: disable a start button with it.

@@ -305,7 +305,9 @@ struct TaskRunnerGroupQueueTests {
         try await gates.perform(index)
       }
     }
-    await waitUntil("two items to run") { group.members.map(\.runner).count { $0.isRunning } == 2 }
+    await waitUntil("two items to run") {
+      group.members.map(\.runner).count { $0.phase == .running } == 2
+    }
     run.cancel()
     let outcomes = await withDeadline(waitingFor: "run to return") { await run.value }
     #expect(outcomes == Array(repeating: .cancelled, count: 6))
@@ -385,7 +387,7 @@ struct TaskRunnerGroupQueueTests {
     }
     clock.advance(by: frame)
     #expect(runner.state.progress?.message == "retry 1 of 3")
-    #expect(runner.isRunning)
+    #expect(runner.phase == .running)
     clock.advance(by: .seconds(2) - frame - .nanoseconds(1))
     #expect(attempts.withLock { $0 } == 1)
     clock.advance(by: .nanoseconds(1))

@@ -14,7 +14,7 @@ struct TaskRunnerTests {
     let runner = TaskRunner()
     #expect(runner.state == .idle)
     #expect(runner.displayedProgress == 0)
-    #expect(!runner.isRunning)
+    #expect(runner.phase != .running)
     #expect(runner.updateInterval == .seconds(1) / 60)
   }
 
